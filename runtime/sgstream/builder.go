@@ -1,0 +1,389 @@
+package sgstream
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+)
+
+// NodeInfo describes one node of the graph. It is what the builder learns
+// about a node regardless of its Go types: enough to compute sub-topologies,
+// assign tasks, open stores and name things in errors.
+type NodeInfo struct {
+	ID      int
+	Name    string
+	Op      string
+	Parents []int
+	Reads   []string // topics a source node reads
+	Writes  []string // topics a sink node writes
+	Stores  []string // stores the node uses
+	Sub     int      // sub-topology index, set when the topology is finalised
+}
+
+// StoreKind is the shape of a store.
+type StoreKind int
+
+const (
+	KeyValueStore StoreKind = iota
+	WindowStore
+	SessionStore
+)
+
+// StoreSpec is what the builder knows about a store; the StoreProvider of
+// the driver or engine turns it into a sgstate.Store for each task.
+type StoreSpec struct {
+	Name             string
+	Kind             StoreKind
+	InMemory         bool
+	Logged           bool
+	Retention        time.Duration // window and session stores
+	WindowSize       time.Duration // window stores
+	RetainDuplicates bool          // stream-stream join stores
+	// Custom builds a user-written store; nil for built-in stores.
+	Custom func() sgstate.Store
+	// Fingerprint identifies the key/value schema stored, so a Pebble store
+	// written by an incompatible topology is refused on open.
+	Fingerprint string
+}
+
+// TopicRole says why the topology touches a topic.
+type TopicRole int
+
+const (
+	TopicExternal    TopicRole = iota // declared in the spec
+	TopicRepartition                  // <app id>-<name>-repartition
+	TopicChangelog                    // <app id>-<store>-changelog
+	TopicInternal                     // other internal topics (foreign-key joins)
+)
+
+// TopicSpec describes a topic the topology reads or writes.
+type TopicSpec struct {
+	Name       string
+	Role       TopicRole
+	Partitions int // 0 = not fixed
+	// Windowed is set when keys written to the topic are windowed (their
+	// partition is chosen from the base key, as Kafka Streams'
+	// WindowedStreamPartitioner does).
+	Windowed bool
+}
+
+// Builder collects the nodes of a topology. Generated code receives one
+// from the runtime and calls the operator functions with it.
+type Builder struct {
+	appID   string
+	task    *Task // nil while the topology is only being described
+	nodes   []*NodeInfo
+	byName  map[string]*NodeInfo
+	stores  map[string]*StoreSpec
+	topics  map[string]*TopicSpec
+	sources map[string]*sourceEntry
+	inits   []nodeInit
+	errs    []error
+}
+
+type nodeInit struct {
+	node int
+	fn   func(t *Task) error
+}
+
+type sourceEntry struct {
+	node    int
+	process func(t *Task, raw *RawRecord) error
+}
+
+func newBuilder(appID string, t *Task) *Builder {
+	return &Builder{
+		appID:   appID,
+		task:    t,
+		byName:  map[string]*NodeInfo{},
+		stores:  map[string]*StoreSpec{},
+		topics:  map[string]*TopicSpec{},
+		sources: map[string]*sourceEntry{},
+	}
+}
+
+// AppID is the application id: the consumer group and the prefix of every
+// internal topic.
+func (b *Builder) AppID() string { return b.appID }
+
+// Task is the task the builder builds for, or nil when the topology is only
+// being described. Operators capture it in the nodes they create.
+func (b *Builder) Task() *Task { return b.task }
+
+// AddNode registers a node and returns its info. Names are unique; a
+// duplicate is recorded as a build error (generated code never makes one).
+func (b *Builder) AddNode(name, op string, parents ...*NodeInfo) *NodeInfo {
+	n := &NodeInfo{ID: len(b.nodes), Name: name, Op: op}
+	for _, p := range parents {
+		if p != nil {
+			n.Parents = append(n.Parents, p.ID)
+		}
+	}
+	if _, dup := b.byName[name]; dup {
+		b.Errorf("duplicate node name %q", name)
+	}
+	b.nodes = append(b.nodes, n)
+	b.byName[name] = n
+	return n
+}
+
+// AddStore declares a store used by node n. A store may be shared by
+// several nodes (a join's two sides, a table and its value getters); those
+// nodes then belong to one sub-topology.
+func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
+	if old, ok := b.stores[spec.Name]; ok {
+		if old.Kind != spec.Kind {
+			b.Errorf("store %q declared twice with different kinds", spec.Name)
+		}
+	} else {
+		s := spec
+		b.stores[spec.Name] = &s
+	}
+	n.Stores = append(n.Stores, spec.Name)
+}
+
+// UseStore records that node n reads a store declared elsewhere.
+func (b *Builder) UseStore(n *NodeInfo, name string) { n.Stores = append(n.Stores, name) }
+
+// AddTopic declares a topic (merging what is known about it).
+func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec {
+	if old, ok := b.topics[spec.Name]; ok {
+		if spec.Partitions != 0 {
+			old.Partitions = spec.Partitions
+		}
+		old.Windowed = old.Windowed || spec.Windowed
+		if spec.Role != TopicExternal {
+			old.Role = spec.Role
+		}
+		return old
+	}
+	s := spec
+	b.topics[spec.Name] = &s
+	return &s
+}
+
+// RepartitionTopic is the full name of the repartition topic called name.
+func (b *Builder) RepartitionTopic(name string) string {
+	return b.appID + "-" + name + "-repartition"
+}
+
+// InternalTopic is the full name of an internal topic called name.
+func (b *Builder) InternalTopic(name string) string { return b.appID + "-" + name }
+
+// OnInit registers fn to run when a task that owns node n initialises,
+// after its stores are available. Stateful nodes fetch their stores here.
+func (b *Builder) OnInit(n *NodeInfo, fn func(t *Task) error) {
+	b.inits = append(b.inits, nodeInit{node: n.ID, fn: fn})
+}
+
+// AddSource registers how raw records of topic reach node n.
+func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *Task, raw *RawRecord) error) {
+	if _, dup := b.sources[topic]; dup {
+		b.Errorf("topic %q is read by two source nodes", topic)
+	}
+	n.Reads = append(n.Reads, topic)
+	b.sources[topic] = &sourceEntry{node: n.ID, process: process}
+}
+
+// Errorf records a build error; NewTopology reports them all.
+func (b *Builder) Errorf(format string, args ...any) {
+	b.errs = append(b.errs, fmt.Errorf("streamgen: topology: "+format, args...))
+}
+
+// Topology is a built topology: its build function and its structure.
+type Topology struct {
+	appID  string
+	build  func(*Builder)
+	nodes  []*NodeInfo
+	subs   []*SubTopology
+	stores map[string]*StoreSpec
+	topics map[string]*TopicSpec
+}
+
+// SubTopology is a connected part of the graph; Kafka Streams runs one task
+// per sub-topology and partition.
+type SubTopology struct {
+	ID     int
+	Nodes  []int
+	Topics []string // source topics, sorted
+	Stores []string // sorted
+}
+
+// NewTopology runs build once to learn the topology's structure and
+// validates it.
+func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
+	if appID == "" {
+		return nil, fmt.Errorf("streamgen: topology: empty application id")
+	}
+	b := newBuilder(appID, nil)
+	build(b)
+	if len(b.errs) > 0 {
+		return nil, joinErrors(b.errs)
+	}
+	tp := &Topology{appID: appID, build: build, nodes: b.nodes, stores: b.stores, topics: b.topics}
+	tp.subs = computeSubTopologies(b)
+	return tp, nil
+}
+
+// AppID is the application id the topology was built with.
+func (tp *Topology) AppID() string { return tp.appID }
+
+// SubTopologies returns the sub-topologies in order.
+func (tp *Topology) SubTopologies() []*SubTopology { return tp.subs }
+
+// Nodes returns every node in creation order.
+func (tp *Topology) Nodes() []*NodeInfo { return tp.nodes }
+
+// Store returns the spec of a store, or nil.
+func (tp *Topology) Store(name string) *StoreSpec { return tp.stores[name] }
+
+// Topics returns every topic the topology touches, sorted by name.
+func (tp *Topology) Topics() []*TopicSpec {
+	out := make([]*TopicSpec, 0, len(tp.topics))
+	for _, t := range tp.topics {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Topic returns the spec of a topic, or nil.
+func (tp *Topology) Topic(name string) *TopicSpec { return tp.topics[name] }
+
+// SubTopologyOf returns the sub-topology that reads topic, or nil.
+func (tp *Topology) SubTopologyOf(topic string) *SubTopology {
+	for _, s := range tp.subs {
+		for _, t := range s.Topics {
+			if t == topic {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// computeSubTopologies groups nodes connected by parent edges or shared
+// stores, numbering the groups in order of their first node (Kafka Streams
+// numbers sub-topologies in the order their sources were added).
+func computeSubTopologies(b *Builder) []*SubTopology {
+	parent := make([]int, len(b.nodes))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, c int) {
+		ra, rc := find(a), find(c)
+		if ra == rc {
+			return
+		}
+		if ra < rc {
+			parent[rc] = ra
+		} else {
+			parent[ra] = rc
+		}
+	}
+	storeOwner := map[string]int{}
+	for _, n := range b.nodes {
+		for _, p := range n.Parents {
+			union(n.ID, p)
+		}
+		for _, s := range n.Stores {
+			if o, ok := storeOwner[s]; ok {
+				union(n.ID, o)
+			} else {
+				storeOwner[s] = n.ID
+			}
+		}
+	}
+	index := map[int]*SubTopology{}
+	var subs []*SubTopology
+	for _, n := range b.nodes {
+		r := find(n.ID)
+		s, ok := index[r]
+		if !ok {
+			s = &SubTopology{ID: len(subs)}
+			index[r] = s
+			subs = append(subs, s)
+		}
+		n.Sub = s.ID
+		s.Nodes = append(s.Nodes, n.ID)
+		s.Topics = append(s.Topics, n.Reads...)
+		s.Stores = append(s.Stores, n.Stores...)
+	}
+	for _, s := range subs {
+		sort.Strings(s.Topics)
+		s.Stores = dedupSorted(s.Stores)
+	}
+	return subs
+}
+
+func dedupSorted(in []string) []string {
+	sort.Strings(in)
+	out := in[:0]
+	for i, s := range in {
+		if i == 0 || s != in[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Stream is a typed handle on a KStream while the topology is built.
+type Stream[K, V any] struct {
+	b    *Builder
+	info *NodeInfo
+	out  *fanout[K, V]
+}
+
+// Info is the node that produces the stream.
+func (s Stream[K, V]) Info() *NodeInfo { return s.info }
+
+// Builder is the builder the stream belongs to.
+func (s Stream[K, V]) Builder() *Builder { return s.b }
+
+// To attaches a child node that receives every record of the stream.
+// Operator implementations use it; generated code does not.
+func (s Stream[K, V]) To(n Node[K, V]) { s.out.children = append(s.out.children, n) }
+
+// NewStream creates a stream handle whose records are whatever is forwarded
+// to the returned node. Operator implementations use it to create outputs.
+func NewStream[K, V any](b *Builder, info *NodeInfo) (Stream[K, V], Node[K, V]) {
+	f := &fanout[K, V]{}
+	return Stream[K, V]{b: b, info: info, out: f}, f
+}
+
+// Node is anything that receives typed records: every operator's processing
+// step implements it.
+type Node[K, V any] interface {
+	Process(r Record[K, V]) error
+}
+
+// fanout forwards a record to every child, in the order they were added
+// (Kafka Streams forwards depth-first in topology order).
+type fanout[K, V any] struct {
+	children []Node[K, V]
+}
+
+func (f *fanout[K, V]) Process(r Record[K, V]) error {
+	for _, c := range f.children {
+		if err := c.Process(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NodeFunc adapts a function to Node.
+type NodeFunc[K, V any] func(r Record[K, V]) error
+
+// Process calls f.
+func (f NodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }

@@ -1,0 +1,329 @@
+package sgstream
+
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgpartition"
+	"github.com/streamgen/streamgen/runtime/sgstate"
+)
+
+// TestDriver runs a topology in process, the way Kafka Streams'
+// TopologyTestDriver does: every piped record is processed to completion
+// (records written to internal topics are piped back in before the call
+// returns), stream-time punctuations fire after each record, and the task
+// commits after every record, with no record cache and no emit throttles.
+//
+// Unlike TopologyTestDriver it runs several partitions: give a topic more
+// than one partition and records are spread by Kafka's default partitioner
+// (murmur2 of the key bytes), one task per sub-topology and partition.
+type TestDriver struct {
+	tp      *Topology
+	cfg     driverConfig
+	tasks   map[TaskID]*Task
+	order   []TaskID
+	outputs map[string][]RawRecord
+	offsets map[string][]int64
+	queue   []RawRecord
+	wall    int64
+}
+
+type driverConfig struct {
+	partitions        map[string]int
+	defaultPartitions int
+	stateDir          string
+	logger            *slog.Logger
+	wallStart         int64
+	deser, proc       Policy
+	dlq               string
+	invalidTime       TimestampPolicy
+}
+
+// DriverOpt configures a TestDriver.
+type DriverOpt interface{ apply(*driverConfig) }
+
+type driverOpt func(*driverConfig)
+
+func (f driverOpt) apply(c *driverConfig) { f(c) }
+
+// TopicPartitions sets the partition count of a topic (default
+// DefaultPartitions). Internal topics take the count of the topics that feed
+// them unless set here.
+func TopicPartitions(topic string, n int) DriverOpt {
+	return driverOpt(func(c *driverConfig) { c.partitions[topic] = n })
+}
+
+// DefaultPartitions sets the partition count of topics not set with
+// TopicPartitions (default 1, as TopologyTestDriver).
+func DefaultPartitions(n int) DriverOpt {
+	return driverOpt(func(c *driverConfig) { c.defaultPartitions = n })
+}
+
+// StateDir keeps stores on Pebble under dir (default: in-memory stores).
+func StateDir(dir string) DriverOpt { return driverOpt(func(c *driverConfig) { c.stateDir = dir }) }
+
+// DriverLogger sets the logger (default: discard).
+func DriverLogger(l *slog.Logger) DriverOpt { return driverOpt(func(c *driverConfig) { c.logger = l }) }
+
+// WallClockStart sets the initial wall-clock time in ms (default 0).
+func WallClockStart(ms int64) DriverOpt { return driverOpt(func(c *driverConfig) { c.wallStart = ms }) }
+
+// ErrorPolicies sets the deserialization and processing policies and the
+// dead-letter topic (default: fail, fail).
+func ErrorPolicies(deserialization, processing Policy, deadLetterTopic string) DriverOpt {
+	return driverOpt(func(c *driverConfig) { c.deser, c.proc, c.dlq = deserialization, processing, deadLetterTopic })
+}
+
+// InvalidTimestamps sets the policy for negative timestamps (default fail).
+func InvalidTimestamps(p TimestampPolicy) DriverOpt {
+	return driverOpt(func(c *driverConfig) { c.invalidTime = p })
+}
+
+// NewTestDriver creates a driver for tp.
+func NewTestDriver(tp *Topology, opts ...DriverOpt) (*TestDriver, error) {
+	cfg := driverConfig{partitions: map[string]int{}, defaultPartitions: 1}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	d := &TestDriver{tp: tp, cfg: cfg, tasks: map[TaskID]*Task{}, outputs: map[string][]RawRecord{},
+		offsets: map[string][]int64{}, wall: cfg.wallStart}
+	if err := d.checkCopartitioning(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Partitions is the partition count of topic in this driver.
+func (d *TestDriver) Partitions(topic string) int {
+	if n, ok := d.cfg.partitions[topic]; ok {
+		return n
+	}
+	if ts := d.tp.Topic(topic); ts != nil && ts.Partitions > 0 {
+		return ts.Partitions
+	}
+	return d.cfg.defaultPartitions
+}
+
+func (d *TestDriver) checkCopartitioning() error {
+	for _, s := range d.tp.SubTopologies() {
+		if err := CheckCopartitioned(s, d.Partitions); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckCopartitioned fails when the source topics of a sub-topology have
+// different partition counts: their records could not meet in one task.
+func CheckCopartitioned(s *SubTopology, partitions func(topic string) int) error {
+	if len(s.Topics) < 2 {
+		return nil
+	}
+	first := partitions(s.Topics[0])
+	for _, t := range s.Topics[1:] {
+		if n := partitions(t); n != first {
+			return fmt.Errorf("streamgen: topics %q (%d partitions) and %q (%d partitions) are joined or merged in one sub-topology and must have the same number of partitions", s.Topics[0], first, t, n)
+		}
+	}
+	return nil
+}
+
+// Pipe processes one input record, and everything it causes, to completion.
+// A negative Partition lets the driver choose one with Kafka's default
+// partitioner. The offset is assigned by the driver.
+func (d *TestDriver) Pipe(rec RawRecord) error {
+	if d.tp.SubTopologyOf(rec.Topic) == nil {
+		return fmt.Errorf("streamgen: test driver: no source reads topic %q", rec.Topic)
+	}
+	d.queue = append(d.queue, copyRaw(rec))
+	touched := map[TaskID]bool{}
+	for len(d.queue) > 0 {
+		r := d.queue[0]
+		d.queue = d.queue[1:]
+		t, err := d.route(&r)
+		if err != nil {
+			return err
+		}
+		touched[t.ID] = true
+		if err := t.Process(&r); err != nil {
+			d.queue = nil
+			return err
+		}
+	}
+	return d.commit(touched)
+}
+
+func (d *TestDriver) route(r *RawRecord) (*Task, error) {
+	n := d.Partitions(r.Topic)
+	if r.Partition < 0 || int(r.Partition) >= n {
+		if r.Partition >= int32(n) {
+			return nil, fmt.Errorf("streamgen: test driver: topic %q has %d partitions, record asks for partition %d", r.Topic, n, r.Partition)
+		}
+		r.Partition = choosePartition(r.Key, n)
+	}
+	offs := d.offsets[r.Topic]
+	for len(offs) < n {
+		offs = append(offs, 0)
+	}
+	r.Offset = offs[r.Partition]
+	offs[r.Partition]++
+	d.offsets[r.Topic] = offs
+	s := d.tp.SubTopologyOf(r.Topic)
+	id := TaskID{Sub: s.ID, Partition: r.Partition}
+	t, ok := d.tasks[id]
+	if !ok {
+		var err error
+		t, err = d.tp.NewTask(id, TaskConfig{
+			Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.logger,
+			Deserialization: d.cfg.deser, Processing: d.cfg.proc, DeadLetterTopic: d.cfg.dlq,
+			InvalidTime: d.cfg.invalidTime, Now: func() int64 { return d.wall },
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Init(); err != nil {
+			return nil, err
+		}
+		d.tasks[id] = t
+		d.order = append(d.order, id)
+	}
+	return t, nil
+}
+
+// choosePartition is Kafka's default partitioner for keyed records; records
+// without a key go to partition 0 (the driver has no batches to stick to).
+func choosePartition(key []byte, n int) int32 {
+	if key == nil || n <= 1 {
+		return 0
+	}
+	return sgpartition.Partition(key, n)
+}
+
+func (d *TestDriver) commit(touched map[TaskID]bool) error {
+	for _, id := range d.order {
+		if touched[id] {
+			if err := d.tasks[id].Commit(nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// AdvanceWallClock moves wall-clock time forward and fires the wall-clock
+// punctuations that became due, in task order.
+func (d *TestDriver) AdvanceWallClock(by time.Duration) error {
+	d.wall += by.Milliseconds()
+	touched := map[TaskID]bool{}
+	for _, id := range d.order {
+		if err := d.tasks[id].PunctuateWallClock(); err != nil {
+			return err
+		}
+		touched[id] = true
+	}
+	for len(d.queue) > 0 {
+		r := d.queue[0]
+		d.queue = d.queue[1:]
+		t, err := d.route(&r)
+		if err != nil {
+			return err
+		}
+		touched[t.ID] = true
+		if err := t.Process(&r); err != nil {
+			return err
+		}
+	}
+	return d.commit(touched)
+}
+
+// Output returns and removes the records written to topic so far.
+func (d *TestDriver) Output(topic string) []RawRecord {
+	out := d.outputs[topic]
+	delete(d.outputs, topic)
+	return out
+}
+
+// OutputTopics lists the topics with unread output, sorted.
+func (d *TestDriver) OutputTopics() []string {
+	var ts []string
+	for t, rs := range d.outputs {
+		if len(rs) > 0 {
+			ts = append(ts, t)
+		}
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+// Store returns a store of the task that owns partition of its
+// sub-topology, or an error if that task has not run yet.
+func (d *TestDriver) Store(name string, partition int32) (sgstate.Store, error) {
+	for _, id := range d.order {
+		if id.Partition != partition {
+			continue
+		}
+		if s, ok := d.tasks[id].Stores()[name]; ok {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("streamgen: test driver: no task on partition %d has store %q yet", partition, name)
+}
+
+// Tasks returns the driver's tasks in creation order.
+func (d *TestDriver) Tasks() []*Task {
+	out := make([]*Task, len(d.order))
+	for i, id := range d.order {
+		out[i] = d.tasks[id]
+	}
+	return out
+}
+
+// Close closes every task's stores.
+func (d *TestDriver) Close() error {
+	var first error
+	for _, id := range d.order {
+		if err := d.tasks[id].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+type driverCollector TestDriver
+
+// Send records output and re-pipes records for topics the topology reads
+// (repartition topics, or output topics that are also sources), as
+// TopologyTestDriver does.
+func (c *driverCollector) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, partitionKey []byte) error {
+	d := (*TestDriver)(c)
+	r := copyRaw(RawRecord{Topic: topic, Partition: partition, Key: key, Value: value, Timestamp: ts, Headers: headers})
+	if partition < 0 {
+		if partitionKey == nil {
+			partitionKey = key
+		}
+		r.Partition = choosePartition(partitionKey, d.Partitions(topic))
+	}
+	d.outputs[topic] = append(d.outputs[topic], r)
+	if d.tp.SubTopologyOf(topic) != nil {
+		d.queue = append(d.queue, r)
+	}
+	return nil
+}
+
+func copyRaw(r RawRecord) RawRecord {
+	if r.Key != nil {
+		r.Key = append([]byte{}, r.Key...)
+	}
+	if r.Value != nil {
+		r.Value = append([]byte{}, r.Value...)
+	}
+	if r.Headers != nil {
+		r.Headers = append([]Header(nil), r.Headers...)
+	}
+	return r
+}

@@ -1,0 +1,86 @@
+package sgstream
+
+import "github.com/streamgen/streamgen/serdes"
+
+// Table is a typed handle on a KTable while the topology is built. Its
+// records are changes: the new value and, when a downstream operator needs
+// it (table group-by subtractors), the old one.
+type Table[K, V any] struct {
+	b    *Builder
+	info *NodeInfo
+	out  *fanout[K, Change[V]]
+	// getter builds, per task, a lookup of the table's current values; it
+	// is what joins use. Materialized tables read their store; filter and
+	// map_values compute from their parent's getter, as Kafka Streams'
+	// KTableValueGetter does.
+	getter func(t *Task) (ValueGetter[K, V], error)
+	// store is the name of the store that materializes the table, or "".
+	store string
+	// Key and Value serialize the table's keys and values where needed.
+	Key   serdes.Serde[K]
+	Value serdes.Serde[V]
+}
+
+// ValueGetter looks up a table's current value for a key.
+type ValueGetter[K, V any] interface {
+	// Get returns the value and its timestamp; found is false when the key
+	// has no value (never written or deleted).
+	Get(key K) (value V, timestamp int64, found bool, err error)
+}
+
+// NewTable creates a table handle whose changes are whatever is forwarded to
+// the returned node. getter may be nil for a table that cannot be looked
+// up; store names the materializing store or is "".
+func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *Task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
+	f := &fanout[K, Change[V]]{}
+	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, Key: key, Value: value}, f
+}
+
+// Info is the node that produces the table.
+func (t Table[K, V]) Info() *NodeInfo { return t.info }
+
+// Builder is the builder the table belongs to.
+func (t Table[K, V]) Builder() *Builder { return t.b }
+
+// To attaches a child that receives every change of the table.
+func (t Table[K, V]) To(n Node[K, Change[V]]) { t.out.children = append(t.out.children, n) }
+
+// Getter returns the per-task value getter factory, or nil.
+func (t Table[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) { return t.getter }
+
+// StoreName is the materializing store, or "".
+func (t Table[K, V]) StoreName() string { return t.store }
+
+// GroupedStream is a stream grouped by key (after a repartition when the
+// key changed), ready for aggregation or windowing.
+type GroupedStream[K, V any] struct {
+	Stream Stream[K, V]
+	Key    serdes.Serde[K]
+	Value  serdes.Serde[V]
+}
+
+// GroupedTable is a table re-grouped by a new key: each update arrives as a
+// subtraction of the old value from the old group and an addition of the
+// new value to the new group.
+type GroupedTable[K, V any] struct {
+	b     *Builder
+	info  *NodeInfo
+	out   *fanout[K, Change[V]]
+	Key   serdes.Serde[K]
+	Value serdes.Serde[V]
+}
+
+// NewGroupedTable creates a grouped-table handle fed by the returned node.
+func NewGroupedTable[K, V any](b *Builder, info *NodeInfo, key serdes.Serde[K], value serdes.Serde[V]) (GroupedTable[K, V], Node[K, Change[V]]) {
+	f := &fanout[K, Change[V]]{}
+	return GroupedTable[K, V]{b: b, info: info, out: f, Key: key, Value: value}, f
+}
+
+// Info is the node that produces the grouped table.
+func (g GroupedTable[K, V]) Info() *NodeInfo { return g.info }
+
+// Builder is the builder the grouped table belongs to.
+func (g GroupedTable[K, V]) Builder() *Builder { return g.b }
+
+// To attaches a child that receives the grouped changes.
+func (g GroupedTable[K, V]) To(n Node[K, Change[V]]) { g.out.children = append(g.out.children, n) }

@@ -1,0 +1,61 @@
+package sgstream
+
+// Header is a Kafka record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Record is one record as it flows between nodes.
+//
+// Kafka allows a null key and a null value on any topic, and Kafka Streams'
+// semantics depend on them (aggregations skip nulls, a null table value is a
+// delete). Go's primitive types have no null, so nullness travels beside the
+// value: KeyNull and ValueNull. For record types, whose Go type is a pointer,
+// ValueNull is always equal to Value == nil.
+type Record[K, V any] struct {
+	Key       K
+	Value     V
+	KeyNull   bool
+	ValueNull bool
+	Timestamp int64
+	Headers   []Header
+}
+
+// KeyValue is a key and a value, the element type flat_map functions return.
+type KeyValue[K, V any] struct {
+	Key   K
+	Value V
+}
+
+// Change is a table update: the new value and, where an operator needs it,
+// the old one (Kafka Streams' Change<V> with sendOldValues).
+type Change[V any] struct {
+	New     V
+	Old     V
+	NewNull bool
+	OldNull bool
+}
+
+// Windowed is a windowed key: the base key and the window bounds in
+// milliseconds. For time windows End is exclusive; for session and sliding
+// windows it is inclusive, as in Kafka Streams.
+type Windowed[K any] struct {
+	Key   K
+	Start int64
+	End   int64
+}
+
+// isNull reports whether v is a null value: only a nil generated record
+// (a pointer type with an IsNil method that works on a nil receiver) is.
+// User functions return plain Go values, so this is how a mapper that
+// returns nil produces a tombstone.
+func isNull[V any](v V) bool {
+	if n, ok := any(v).(nullable); ok {
+		return n.IsNil()
+	}
+	return false
+}
+
+// nullable is implemented by generated record pointers (serdes.Record).
+type nullable interface{ IsNil() bool }

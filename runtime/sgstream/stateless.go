@@ -1,0 +1,297 @@
+package sgstream
+
+import (
+	"fmt"
+
+	"github.com/streamgen/streamgen/serdes"
+)
+
+// SourceConfig says how a source node reads a topic.
+type SourceConfig[K, V any] struct {
+	Topic string
+	Key   serdes.Serde[K]
+	Value serdes.Serde[V]
+	// Timestamp extracts event time from a decoded record (a field of the
+	// value); recordTs is the Kafka record timestamp. nil means the Kafka
+	// record timestamp, Kafka Streams' default extractor.
+	Timestamp  func(key K, value V, valueNull bool, recordTs int64) int64
+	Partitions int
+	Role       TopicRole
+}
+
+// Source reads a topic as a stream.
+func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K, V] {
+	info := b.AddNode(name, "source")
+	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	s, out := NewStream[K, V](b, info)
+	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+		r, ok, err := decodeRecord(t, raw, cfg)
+		if err != nil || !ok {
+			return err
+		}
+		return out.Process(r)
+	})
+	return s
+}
+
+// decodeRecord turns a raw record into a typed one, extracting its
+// timestamp and updating stream time. ok is false when the record must be
+// skipped (a negative timestamp under the skip policy).
+func decodeRecord[K, V any](t *Task, raw *RawRecord, cfg SourceConfig[K, V]) (r Record[K, V], ok bool, err error) {
+	if raw.Key == nil {
+		r.KeyNull = true
+	} else if r.Key, err = cfg.Key.Decode(raw.Key); err != nil {
+		return r, false, fmt.Errorf("%w: key: %w", ErrDeserialization, err)
+	}
+	if raw.Value == nil {
+		r.ValueNull = true
+	} else if r.Value, err = cfg.Value.Decode(raw.Value); err != nil {
+		return r, false, fmt.Errorf("%w: value: %w", ErrDeserialization, err)
+	}
+	ts := raw.Timestamp
+	if cfg.Timestamp != nil {
+		ts = cfg.Timestamp(r.Key, r.Value, r.ValueNull, raw.Timestamp)
+	}
+	ts, ok, err = t.observe(raw.Topic, ts)
+	if err != nil || !ok {
+		return r, false, err
+	}
+	r.Timestamp = ts
+	r.Headers = raw.Headers
+	return r, true, nil
+}
+
+// Filter keeps the records for which pred is true.
+func Filter[K, V any](s Stream[K, V], name string, pred func(key K, value V) bool) Stream[K, V] {
+	return filter(s, name, "filter", pred, true)
+}
+
+// FilterNot drops the records for which pred is true.
+func FilterNot[K, V any](s Stream[K, V], name string, pred func(key K, value V) bool) Stream[K, V] {
+	return filter(s, name, "filter_not", pred, false)
+}
+
+func filter[K, V any](s Stream[K, V], name, op string, pred func(K, V) bool, keep bool) Stream[K, V] {
+	out, next := NewStream[K, V](s.b, s.b.AddNode(name, op, s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		if pred(r.Key, r.Value) == keep {
+			return next.Process(r)
+		}
+		return nil
+	}))
+	return out
+}
+
+// Map replaces key and value.
+func Map[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) (K2, V2)) Stream[K2, V2] {
+	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "map", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		k, v := fn(r.Key, r.Value)
+		return next.Process(Record[K2, V2]{Key: k, Value: v, KeyNull: isNull(k), ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+// MapValues replaces the value and keeps the key.
+func MapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) V2) Stream[K, V2] {
+	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "map_values", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		v := fn(r.Key, r.Value)
+		return next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+// FlatMap turns a record into zero or more records; each keeps the input's
+// timestamp and headers.
+func FlatMap[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) []KeyValue[K2, V2]) Stream[K2, V2] {
+	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "flat_map", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		for _, kv := range fn(r.Key, r.Value) {
+			if err := next.Process(Record[K2, V2]{Key: kv.Key, Value: kv.Value, KeyNull: isNull(kv.Key), ValueNull: isNull(kv.Value), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	return out
+}
+
+// FlatMapValues turns a value into zero or more values under the same key.
+func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) []V2) Stream[K, V2] {
+	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "flat_map_values", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		for _, v := range fn(r.Key, r.Value) {
+			if err := next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	return out
+}
+
+// SelectKey replaces the key.
+func SelectKey[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2) Stream[K2, V] {
+	out, next := NewStream[K2, V](s.b, s.b.AddNode(name, "select_key", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		k := fn(r.Key, r.Value)
+		return next.Process(Record[K2, V]{Key: k, KeyNull: isNull(k), Value: r.Value, ValueNull: r.ValueNull, Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+// Peek calls fn for every record, then forwards it unchanged.
+func Peek[K, V any](s Stream[K, V], name string, fn func(key K, value V)) Stream[K, V] {
+	out, next := NewStream[K, V](s.b, s.b.AddNode(name, "peek", s.info))
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		fn(r.Key, r.Value)
+		return next.Process(r)
+	}))
+	return out
+}
+
+// Foreach calls fn for every record; it is a terminal operation.
+func Foreach[K, V any](s Stream[K, V], name string, fn func(key K, value V)) {
+	s.b.AddNode(name, "foreach", s.info)
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		fn(r.Key, r.Value)
+		return nil
+	}))
+}
+
+// Branch is one branch of a Split: a predicate, or nil for the default
+// branch (which must be last).
+type Branch[K, V any] struct {
+	Name string
+	Pred func(key K, value V) bool
+}
+
+// Split routes each record to the first branch whose predicate matches;
+// records that match none go to the default branch, or are dropped when
+// there is none (Kafka Streams' split().branch()...).
+func Split[K, V any](s Stream[K, V], name string, branches []Branch[K, V]) []Stream[K, V] {
+	info := s.b.AddNode(name, "split", s.info)
+	outs := make([]Stream[K, V], len(branches))
+	nexts := make([]Node[K, V], len(branches))
+	for i, br := range branches {
+		if br.Pred == nil && i != len(branches)-1 {
+			s.b.Errorf("split %q: default branch %q must be last", name, br.Name)
+		}
+		outs[i], nexts[i] = NewStream[K, V](s.b, s.b.AddNode(br.Name, "branch", info))
+	}
+	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		for i, br := range branches {
+			if br.Pred == nil || br.Pred(r.Key, r.Value) {
+				return nexts[i].Process(r)
+			}
+		}
+		return nil
+	}))
+	return outs
+}
+
+// Merge forwards the records of every input stream.
+func Merge[K, V any](name string, streams ...Stream[K, V]) Stream[K, V] {
+	b := streams[0].b
+	parents := make([]*NodeInfo, len(streams))
+	for i, s := range streams {
+		parents[i] = s.info
+	}
+	out, next := NewStream[K, V](b, b.AddNode(name, "merge", parents...))
+	for _, s := range streams {
+		s.To(next)
+	}
+	return out
+}
+
+// SinkConfig says how a sink writes records.
+type SinkConfig[K, V any] struct {
+	Key   serdes.Serde[K]
+	Value serdes.Serde[V]
+	// PartitionKey, when set, gives the bytes to partition by instead of the
+	// key bytes (windowed keys partition by their base key).
+	PartitionKey func(key K, keyBytes []byte) []byte
+	Windowed     bool
+}
+
+// To writes the stream to a topic.
+func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
+	info := s.b.AddNode(name, "sink", s.info)
+	info.Writes = append(info.Writes, topic)
+	s.b.AddTopic(TopicSpec{Name: topic, Windowed: cfg.Windowed})
+	s.To(newSink(s.b, topic, nil, cfg))
+}
+
+// ToDynamic writes each record to the topic choose returns; the topic must
+// be one of allowed (the topics the spec declares).
+func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V) string, allowed []string, cfg SinkConfig[K, V]) {
+	info := s.b.AddNode(name, "sink", s.info)
+	ok := map[string]bool{}
+	for _, t := range allowed {
+		ok[t] = true
+		info.Writes = append(info.Writes, t)
+		s.b.AddTopic(TopicSpec{Name: t, Windowed: cfg.Windowed})
+	}
+	s.To(newSink(s.b, "", func(k K, v V) (string, error) {
+		t := choose(k, v)
+		if !ok[t] {
+			return "", fmt.Errorf("%w: node %q: topic chooser returned %q, which the spec does not declare", ErrProcessing, name, t)
+		}
+		return t, nil
+	}, cfg))
+}
+
+type sink[K, V any] struct {
+	t          *Task
+	topic      string
+	choose     func(K, V) (string, error)
+	cfg        SinkConfig[K, V]
+	kbuf, vbuf []byte
+}
+
+func newSink[K, V any](b *Builder, topic string, choose func(K, V) (string, error), cfg SinkConfig[K, V]) *sink[K, V] {
+	return &sink[K, V]{t: b.task, topic: topic, choose: choose, cfg: cfg}
+}
+
+func (s *sink[K, V]) Process(r Record[K, V]) error {
+	topic := s.topic
+	if s.choose != nil {
+		var err error
+		if topic, err = s.choose(r.Key, r.Value); err != nil {
+			return err
+		}
+	}
+	var key, value []byte
+	var err error
+	if !r.KeyNull {
+		if s.kbuf, err = s.cfg.Key.Append(s.kbuf[:0], r.Key); err != nil {
+			return fmt.Errorf("%w: serialize key for %q: %w", ErrProcessing, topic, err)
+		}
+		key = s.kbuf
+	}
+	if !r.ValueNull {
+		if s.vbuf, err = s.cfg.Value.Append(s.vbuf[:0], r.Value); err != nil {
+			return fmt.Errorf("%w: serialize value for %q: %w", ErrProcessing, topic, err)
+		}
+		value = s.vbuf
+	}
+	pk := key
+	if s.cfg.PartitionKey != nil && !r.KeyNull {
+		pk = s.cfg.PartitionKey(r.Key, key)
+	}
+	return s.t.Send(topic, -1, key, value, r.Timestamp, r.Headers, pk)
+}
+
+// Repartition writes the stream through the internal topic
+// <app id>-<name>-repartition and reads it back, so records are partitioned
+// by their current key (Kafka Streams' repartition()). partitions 0 means as
+// many as the source topics.
+func Repartition[K, V any](s Stream[K, V], name string, partitions int, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
+	topic := s.b.RepartitionTopic(name)
+	sinkInfo := s.b.AddNode(name+"-sink", "sink", s.info)
+	sinkInfo.Writes = append(sinkInfo.Writes, topic)
+	s.b.AddTopic(TopicSpec{Name: topic, Role: TopicRepartition, Partitions: partitions})
+	s.To(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
+	return Source(s.b, name+"-source", SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: partitions, Role: TopicRepartition})
+}

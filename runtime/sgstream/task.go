@@ -1,0 +1,433 @@
+package sgstream
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+)
+
+// ErrProcessing is matched by errors.Is for every error a task returns while
+// processing a record; the error names the topic, partition and offset.
+var ErrProcessing = errors.New("streamgen: processing failed")
+
+// ErrDeserialization is matched by errors.Is for records whose key or value
+// bytes could not be decoded.
+var ErrDeserialization = errors.New("streamgen: deserialization failed")
+
+// ErrInvalidTimestamp is matched by errors.Is for records whose extracted
+// timestamp is negative under the fail policy.
+var ErrInvalidTimestamp = errors.New("streamgen: invalid timestamp")
+
+// RawRecord is a record as it comes from or goes to Kafka.
+type RawRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte // nil = null key
+	Value     []byte // nil = null value (tombstone)
+	Timestamp int64
+	Headers   []Header
+}
+
+// Collector receives what a task writes: output, repartition and internal
+// topic records. The test driver captures them; the Kafka engine produces
+// them inside the open transaction.
+type Collector interface {
+	// Send writes a record. partition < 0 lets the collector choose with
+	// Kafka's default partitioner applied to partitionKey (the key bytes,
+	// or the base key of a windowed key).
+	Send(topic string, partition int32, key, value []byte, timestamp int64, headers []Header, partitionKey []byte) error
+}
+
+// StoreProvider opens the stores of a task. The test driver and the Kafka
+// engine implement it (in memory or on Pebble, logged to changelogs).
+type StoreProvider interface {
+	OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error)
+}
+
+// Policy is an error-handling policy.
+type Policy int
+
+const (
+	PolicyFail Policy = iota
+	PolicyContinue
+	PolicyDeadLetter
+)
+
+// TimestampPolicy handles negative extracted timestamps.
+type TimestampPolicy int
+
+const (
+	TimestampFail TimestampPolicy = iota
+	TimestampSkip
+	TimestampPartitionTime
+)
+
+// TaskConfig is what a task needs from its environment.
+type TaskConfig struct {
+	Collector       Collector
+	Stores          StoreProvider
+	Logger          *slog.Logger
+	Deserialization Policy
+	Processing      Policy
+	DeadLetterTopic string
+	InvalidTime     TimestampPolicy
+	// Now returns wall-clock time in ms (default time.Now); the test driver
+	// replaces it to advance wall-clock time by hand.
+	Now func() int64
+}
+
+// TaskID names a task: a sub-topology and a partition.
+type TaskID struct {
+	Sub       int
+	Partition int32
+}
+
+func (id TaskID) String() string { return strconv.Itoa(id.Sub) + "_" + strconv.Itoa(int(id.Partition)) }
+
+// TaskStats are a task's counters.
+type TaskStats struct {
+	Processed    int64 // records that entered a source node
+	Skipped      int64 // bad records skipped under the continue policy
+	DeadLettered int64 // bad records written to the dead-letter topic
+	Dropped      int64 // records dropped by operators (late, null key …)
+}
+
+// Task runs one sub-topology for one partition.
+type Task struct {
+	ID      TaskID
+	topo    *Topology
+	cfg     TaskConfig
+	b       *Builder
+	stores  map[string]sgstate.Store
+	inited  bool
+	current *RawRecord
+
+	streamTime    int64
+	partitionTime map[string]int64
+
+	streamPunct []*punctuation
+	wallPunct   []*punctuation
+	Stats       TaskStats
+}
+
+type punctuation struct {
+	interval int64
+	next     int64
+	fn       func(ts int64) error
+}
+
+// NewTask builds a task for sub-topology id.Sub on partition id.Partition.
+func (tp *Topology) NewTask(id TaskID, cfg TaskConfig) (*Task, error) {
+	if cfg.Collector == nil || cfg.Stores == nil {
+		return nil, fmt.Errorf("streamgen: task %s: collector and store provider are required", id)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+	t := &Task{ID: id, topo: tp, cfg: cfg, stores: map[string]sgstate.Store{},
+		streamTime: math.MinInt64, partitionTime: map[string]int64{}}
+	b := newBuilder(tp.appID, t)
+	tp.build(b)
+	if len(b.errs) > 0 {
+		return nil, joinErrors(b.errs)
+	}
+	t.b = b
+	return t, nil
+}
+
+// Init opens the task's stores and initialises its stateful nodes.
+func (t *Task) Init() error {
+	if t.inited {
+		return nil
+	}
+	sub := t.topo.subs[t.ID.Sub]
+	for _, name := range sub.Stores {
+		spec := t.topo.stores[name]
+		if spec == nil {
+			return fmt.Errorf("streamgen: task %s: store %q used but never declared", t.ID, name)
+		}
+		s, err := t.cfg.Stores.OpenStore(t, spec)
+		if err != nil {
+			return fmt.Errorf("streamgen: task %s: open store %q: %w", t.ID, name, err)
+		}
+		t.stores[name] = s
+	}
+	for _, in := range t.b.inits {
+		if t.b.nodes[in.node].Sub != t.ID.Sub {
+			continue
+		}
+		if err := in.fn(t); err != nil {
+			return fmt.Errorf("streamgen: task %s: init node %q: %w", t.ID, t.b.nodes[in.node].Name, err)
+		}
+	}
+	t.inited = true
+	return nil
+}
+
+// Store returns an open store of this task.
+func (t *Task) Store(name string) (sgstate.Store, error) {
+	s, ok := t.stores[name]
+	if !ok {
+		return nil, fmt.Errorf("streamgen: task %s: store %q is not open in this task", t.ID, name)
+	}
+	return s, nil
+}
+
+// Stores returns the task's open stores by name.
+func (t *Task) Stores() map[string]sgstate.Store { return t.stores }
+
+// Logger is the task's logger.
+func (t *Task) Logger() *slog.Logger { return t.cfg.Logger }
+
+// StreamTime is the task's stream time: the largest timestamp it has
+// processed, or math.MinInt64 before the first record.
+func (t *Task) StreamTime() int64 { return t.streamTime }
+
+// Current is the raw record being processed (nil in punctuations).
+func (t *Task) Current() *RawRecord { return t.current }
+
+// WallClock is the task's wall-clock time in ms.
+func (t *Task) WallClock() int64 { return t.cfg.Now() }
+
+// Send writes a record through the task's collector.
+func (t *Task) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, partitionKey []byte) error {
+	return t.cfg.Collector.Send(topic, partition, key, value, ts, headers, partitionKey)
+}
+
+// Drop counts a record an operator dropped (late, null key …).
+func (t *Task) Drop() { t.Stats.Dropped++ }
+
+// ScheduleStreamTime registers a stream-time punctuation: it fires when
+// stream time reaches the next multiple of interval (aligned to 0), with the
+// current stream time, and skips missed intervals as Kafka Streams does.
+func (t *Task) ScheduleStreamTime(interval time.Duration, fn func(ts int64) error) {
+	iv := interval.Milliseconds()
+	if iv <= 0 {
+		iv = 1
+	}
+	t.streamPunct = append(t.streamPunct, &punctuation{interval: iv, next: math.MinInt64, fn: fn})
+}
+
+// ScheduleWallClock registers a wall-clock punctuation: first at now +
+// interval, then every interval, missed intervals skipped.
+func (t *Task) ScheduleWallClock(interval time.Duration, fn func(ts int64) error) {
+	iv := interval.Milliseconds()
+	if iv <= 0 {
+		iv = 1
+	}
+	t.wallPunct = append(t.wallPunct, &punctuation{interval: iv, next: t.cfg.Now() + iv, fn: fn})
+}
+
+func (t *Task) punctuateStreamTime() error {
+	for _, p := range t.streamPunct {
+		if p.next == math.MinInt64 {
+			// Aligned to 0: the first schedule is the multiple of the
+			// interval at or after the first known stream time.
+			p.next = ceilDiv(t.streamTime, p.interval) * p.interval
+		}
+		if t.streamTime >= p.next {
+			if err := p.fn(t.streamTime); err != nil {
+				return err
+			}
+			p.next = (t.streamTime/p.interval + 1) * p.interval
+		}
+	}
+	return nil
+}
+
+// PunctuateWallClock fires the wall-clock punctuations that are due.
+func (t *Task) PunctuateWallClock() error {
+	now := t.cfg.Now()
+	for _, p := range t.wallPunct {
+		if now >= p.next {
+			if err := t.guard(func() error { return p.fn(now) }); err != nil {
+				return err
+			}
+			p.next = now + p.interval - (now-p.next)%p.interval
+		}
+	}
+	return nil
+}
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a > 0) == (b > 0) {
+		q++
+	}
+	return q
+}
+
+// Process runs one raw record through the task. Errors are handled by the
+// task's policies; an error is returned only under the fail policy (or when
+// the dead-letter write fails), and it names topic, partition and offset.
+func (t *Task) Process(raw *RawRecord) error {
+	if !t.inited {
+		if err := t.Init(); err != nil {
+			return err
+		}
+	}
+	src, ok := t.b.sources[raw.Topic]
+	if !ok {
+		return fmt.Errorf("streamgen: task %s: no source reads topic %q", t.ID, raw.Topic)
+	}
+	t.current = raw
+	defer func() { t.current = nil }()
+	t.Stats.Processed++
+	err := t.guard(func() error { return src.process(t, raw) })
+	if err != nil {
+		policy := t.cfg.Processing
+		if errors.Is(err, ErrDeserialization) {
+			policy = t.cfg.Deserialization
+		}
+		if errors.Is(err, ErrInvalidTimestamp) {
+			policy = PolicyFail
+		}
+		if herr := t.handle(policy, raw, err); herr != nil {
+			return herr
+		}
+	}
+	return t.guard(t.punctuateStreamTime)
+}
+
+// guard turns a panic in user code into an error with its stack, so no
+// panic reaches a user.
+func (t *Task) guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: panic: %v\n%s", ErrProcessing, r, debug.Stack())
+		}
+	}()
+	return fn()
+}
+
+func (t *Task) handle(policy Policy, raw *RawRecord, err error) error {
+	where := fmt.Sprintf("topic %q partition %d offset %d", raw.Topic, raw.Partition, raw.Offset)
+	switch policy {
+	case PolicyContinue:
+		t.Stats.Skipped++
+		t.cfg.Logger.Warn("skipping bad record", "topic", raw.Topic, "partition", raw.Partition, "offset", raw.Offset, "error", err.Error())
+		return nil
+	case PolicyDeadLetter:
+		headers := append(append([]Header(nil), raw.Headers...),
+			Header{Key: "streamgen.error.topic", Value: []byte(raw.Topic)},
+			Header{Key: "streamgen.error.partition", Value: []byte(strconv.Itoa(int(raw.Partition)))},
+			Header{Key: "streamgen.error.offset", Value: []byte(strconv.FormatInt(raw.Offset, 10))},
+			Header{Key: "streamgen.error.message", Value: []byte(firstLine(err.Error()))},
+		)
+		if serr := t.cfg.Collector.Send(t.cfg.DeadLetterTopic, -1, raw.Key, raw.Value, raw.Timestamp, headers, raw.Key); serr != nil {
+			return fmt.Errorf("streamgen: %s: writing to dead-letter topic %q: %w (original error: %v)", where, t.cfg.DeadLetterTopic, serr, err)
+		}
+		t.Stats.DeadLettered++
+		return nil
+	default:
+		if errors.Is(err, ErrProcessing) || errors.Is(err, ErrDeserialization) || errors.Is(err, ErrInvalidTimestamp) {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		return fmt.Errorf("%s: %w: %w", where, ErrProcessing, err)
+	}
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// observe updates stream time and partition time with a record's extracted
+// timestamp; it applies the invalid-timestamp policy first. It reports
+// false when the record must be skipped.
+func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
+	if ts < 0 {
+		switch t.cfg.InvalidTime {
+		case TimestampSkip:
+			t.Stats.Dropped++
+			t.cfg.Logger.Warn("skipping record with negative timestamp", "topic", topic, "timestamp", ts)
+			return 0, false, nil
+		case TimestampPartitionTime:
+			pt, ok := t.partitionTime[topic]
+			if !ok || pt < 0 {
+				t.Stats.Dropped++
+				return 0, false, nil
+			}
+			ts = pt
+		default:
+			return 0, false, fmt.Errorf("%w: extracted timestamp %d is negative", ErrInvalidTimestamp, ts)
+		}
+	}
+	if pt, ok := t.partitionTime[topic]; !ok || ts > pt {
+		t.partitionTime[topic] = ts
+	}
+	if ts > t.streamTime {
+		t.streamTime = ts
+	}
+	return ts, true, nil
+}
+
+// Commit makes the task's store writes durable and visible as committed
+// state, with the given changelog checkpoint. The engine calls it after the
+// Kafka transaction committed; the test driver after every record.
+func (t *Task) Commit(checkpoint map[string]int64) error {
+	for _, name := range t.sortedStoreNames() {
+		s := t.stores[name]
+		if err := s.Flush(); err != nil {
+			return fmt.Errorf("streamgen: task %s: flush store %q: %w", t.ID, name, err)
+		}
+		if tx, ok := s.(sgstate.Transactional); ok {
+			if err := tx.Commit(checkpoint); err != nil {
+				return fmt.Errorf("streamgen: task %s: commit store %q: %w", t.ID, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Abort drops the task's store writes since the last commit.
+func (t *Task) Abort() error {
+	var errs []error
+	for _, name := range t.sortedStoreNames() {
+		if tx, ok := t.stores[name].(sgstate.Transactional); ok {
+			if err := tx.Abort(); err != nil {
+				errs = append(errs, fmt.Errorf("streamgen: task %s: abort store %q: %w", t.ID, name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes the task's stores.
+func (t *Task) Close() error {
+	var errs []error
+	for _, name := range t.sortedStoreNames() {
+		if err := t.stores[name].Close(); err != nil {
+			errs = append(errs, fmt.Errorf("streamgen: task %s: close store %q: %w", t.ID, name, err))
+		}
+	}
+	t.stores = map[string]sgstate.Store{}
+	t.inited = false
+	return errors.Join(errs...)
+}
+
+func (t *Task) sortedStoreNames() []string {
+	names := make([]string, 0, len(t.stores))
+	for n := range t.stores {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func joinErrors(errs []error) error { return errors.Join(errs...) }
