@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs the harness (building it first if needed): run.sh list | run.sh run DIR (NAME IN OUT)...
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+"$here/build.sh"
+exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" \
+  io.streamgen.conformance.Harness "$@"

@@ -1,0 +1,302 @@
+package io.streamgen.conformance;
+
+import static java.time.Duration.ofMillis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.Joined;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SessionWindowedKStream;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
+import org.apache.kafka.streams.kstream.TableJoined;
+import org.apache.kafka.streams.kstream.TimeWindowedKStream;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.kstream.WindowedSerdes;
+import org.apache.kafka.streams.processor.StateStore;
+
+/**
+ * The Kafka Streams topology of every scenario, by name. Each mirrors
+ * conformance/scenarios/NAME/streamgen.yaml, including store, repartition and join names, and
+ * the static helpers at the bottom mirror the scenario's funcs.go one to one.
+ *
+ * Records are Jackson trees keyed by the spec's field names; keys are strings; primitive values
+ * are Long or String.
+ */
+final class Scenarios {
+    static final Serde<String> S = Serdes.String();
+    static final Serde<Long> L = Serdes.Long();
+    static final Serde<JsonNode> J = new JsonSerde();
+
+    static final Map<String, Consumer<StreamsBuilder>> ALL = new TreeMap<>();
+
+    private Scenarios() {}
+
+    enum Agg { COUNT, REDUCE, AGGREGATE }
+
+    /** How a windowed aggregation emits: every update, EmitStrategy.onWindowClose, or suppress. */
+    enum Emit { UPDATE, CLOSE, SUPPRESS }
+
+    record Win(String kind, long size, long advance, long grace) {
+        static Win tumbling(long size, long grace) { return new Win("tumbling", size, size, grace); }
+        static Win hopping(long size, long advance, long grace) { return new Win("hopping", size, advance, grace); }
+        static Win sliding(long diff, long grace) { return new Win("sliding", diff, 0, grace); }
+        static Win session(long gap, long grace) { return new Win("session", gap, 0, grace); }
+
+        Serde<Windowed<String>> keySerde() {
+            return kind.equals("session") ? WindowedSerdes.sessionWindowedSerdeFrom(String.class)
+                    : WindowedSerdes.timeWindowedSerdeFrom(String.class, size);
+        }
+    }
+
+    static {
+        // Windowed aggregations: a covering subset of window kind x operation x emit strategy,
+        // with and without grace. Keep in step with the scenario directories.
+        windowed("tumbling-count", Win.tumbling(10_000, 0), Agg.COUNT, Emit.UPDATE);
+        windowed("tumbling-reduce", Win.tumbling(10_000, 0), Agg.REDUCE, Emit.UPDATE);
+        windowed("tumbling-aggregate", Win.tumbling(10_000, 0), Agg.AGGREGATE, Emit.UPDATE);
+        windowed("tumbling-count-final", Win.tumbling(10_000, 0), Agg.COUNT, Emit.CLOSE);
+        windowed("tumbling-reduce-final-grace", Win.tumbling(10_000, 3_000), Agg.REDUCE, Emit.CLOSE);
+        windowed("tumbling-aggregate-suppress", Win.tumbling(10_000, 2_000), Agg.AGGREGATE, Emit.SUPPRESS);
+        windowed("tumbling-count-grace", Win.tumbling(10_000, 5_000), Agg.COUNT, Emit.UPDATE);
+        windowed("hopping-count", Win.hopping(10_000, 4_000, 0), Agg.COUNT, Emit.UPDATE);
+        windowed("hopping-reduce-final", Win.hopping(10_000, 4_000, 0), Agg.REDUCE, Emit.CLOSE);
+        windowed("hopping-aggregate-suppress", Win.hopping(10_000, 4_000, 3_000), Agg.AGGREGATE, Emit.SUPPRESS);
+        windowed("hopping-aggregate-grace", Win.hopping(10_000, 4_000, 4_000), Agg.AGGREGATE, Emit.UPDATE);
+        windowed("sliding-count", Win.sliding(5_000, 0), Agg.COUNT, Emit.UPDATE);
+        windowed("sliding-reduce", Win.sliding(5_000, 0), Agg.REDUCE, Emit.UPDATE);
+        windowed("sliding-aggregate", Win.sliding(5_000, 0), Agg.AGGREGATE, Emit.UPDATE);
+        windowed("sliding-count-final", Win.sliding(5_000, 0), Agg.COUNT, Emit.CLOSE);
+        windowed("sliding-reduce-suppress", Win.sliding(5_000, 2_000), Agg.REDUCE, Emit.SUPPRESS);
+        windowed("sliding-aggregate-grace", Win.sliding(5_000, 3_000), Agg.AGGREGATE, Emit.UPDATE);
+        windowed("session-count", Win.session(5_000, 0), Agg.COUNT, Emit.UPDATE);
+        windowed("session-reduce", Win.session(5_000, 0), Agg.REDUCE, Emit.UPDATE);
+        windowed("session-aggregate", Win.session(5_000, 0), Agg.AGGREGATE, Emit.UPDATE);
+        windowed("session-count-final", Win.session(5_000, 0), Agg.COUNT, Emit.CLOSE);
+        windowed("session-reduce-suppress", Win.session(5_000, 2_000), Agg.REDUCE, Emit.SUPPRESS);
+        windowed("session-aggregate-final-grace", Win.session(5_000, 3_000), Agg.AGGREGATE, Emit.CLOSE);
+
+        // Stream-stream joins: symmetric, asymmetric (before/after) and graced windows.
+        JoinWindows sym = JoinWindows.ofTimeDifferenceWithNoGrace(ofMillis(5_000));
+        JoinWindows asym = JoinWindows.ofTimeDifferenceWithNoGrace(ofMillis(0)).before(ofMillis(2_000)).after(ofMillis(6_000));
+        JoinWindows asymGrace = JoinWindows.ofTimeDifferenceAndGrace(ofMillis(0), ofMillis(3_000))
+                .before(ofMillis(2_000)).after(ofMillis(6_000));
+        JoinWindows symGrace = JoinWindows.ofTimeDifferenceAndGrace(ofMillis(5_000), ofMillis(3_000));
+        streamStream("ss-inner", "inner", sym);
+        streamStream("ss-left", "left", sym);
+        streamStream("ss-outer", "outer", sym);
+        streamStream("ss-inner-asym", "inner", asym);
+        streamStream("ss-left-asym-grace", "left", asymGrace);
+        streamStream("ss-outer-asym-grace", "outer", asymGrace);
+        streamStream("ss-outer-grace", "outer", symGrace);
+
+        streamTable("st-inner", false);
+        streamTable("st-left", true);
+        tableTable("tt-inner", "inner");
+        tableTable("tt-left", "left");
+        tableTable("tt-outer", "outer");
+        foreignKey("fk-inner", false);
+        foreignKey("fk-left", true);
+
+        ALL.put("table-groupby-aggregate", b -> b
+                .table("accounts", Consumed.with(S, J), mat("accounts-store", J))
+                .groupBy((k, v) -> KeyValue.pair(v.get("region").asText(), v.get("amount").asLong()),
+                        Grouped.with("regions", S, L))
+                .aggregate(() -> 0L, (k, v, agg) -> agg + v, (k, v, agg) -> agg - v, mat("region-totals", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("table-groupby-count", b -> b
+                .table("accounts", Consumed.with(S, J), mat("accounts-store", J))
+                .groupBy((k, v) -> KeyValue.pair(v.get("region").asText(), v), Grouped.with("regions", S, J))
+                .count(mat("region-counts", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("branch-merge-count", Scenarios::branchMerge);
+        ALL.put("flatmap-count", b -> b
+                .stream("events", Consumed.with(S, L))
+                .flatMap(Scenarios::fanout)
+                .groupByKey(Grouped.with("fanout", S, L))
+                .count(mat("fanout-counts", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("suppress-time-limit", b -> b
+                .stream("events", Consumed.with(S, L))
+                .groupByKey(Grouped.with(S, L))
+                .count(mat("latest-counts", L))
+                .suppress(Suppressed.untilTimeLimit(ofMillis(5_000), BufferConfig.unbounded()).withName("limit"))
+                .toStream().to("out", Produced.with(S, L)));
+    }
+
+    private static void windowed(String name, Win win, Agg agg, Emit emit) {
+        ALL.put(name, b -> {
+            KGroupedStream<String, Long> g = b.stream("events", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            if (win.kind.equals("session")) {
+                SessionWindowedKStream<String, Long> w =
+                        g.windowedBy(SessionWindows.ofInactivityGapAndGrace(ofMillis(win.size), ofMillis(win.grace)));
+                if (emit == Emit.CLOSE) {
+                    w = w.emitStrategy(EmitStrategy.onWindowClose());
+                }
+                switch (agg) {
+                    case COUNT -> finish(w.count(mat("agg-store", L)), L, win, emit);
+                    case REDUCE -> finish(w.reduce(Scenarios::sum, mat("agg-store", L)), L, win, emit);
+                    case AGGREGATE -> finish(w.aggregate(Scenarios::empty, Scenarios::append, Scenarios::mergeLists,
+                            mat("agg-store", S)), S, win, emit);
+                }
+                return;
+            }
+            TimeWindowedKStream<String, Long> w = switch (win.kind) {
+                case "sliding" -> g.windowedBy(
+                        SlidingWindows.ofTimeDifferenceAndGrace(ofMillis(win.size), ofMillis(win.grace)));
+                default -> g.windowedBy(
+                        TimeWindows.ofSizeAndGrace(ofMillis(win.size), ofMillis(win.grace)).advanceBy(ofMillis(win.advance)));
+            };
+            if (emit == Emit.CLOSE) {
+                w = w.emitStrategy(EmitStrategy.onWindowClose());
+            }
+            switch (agg) {
+                case COUNT -> finish(w.count(mat("agg-store", L)), L, win, emit);
+                case REDUCE -> finish(w.reduce(Scenarios::sum, mat("agg-store", L)), L, win, emit);
+                case AGGREGATE -> finish(w.aggregate(Scenarios::empty, Scenarios::append, mat("agg-store", S)), S, win, emit);
+            }
+        });
+    }
+
+    private static <V> void finish(KTable<Windowed<String>, V> t, Serde<V> values, Win win, Emit emit) {
+        if (emit == Emit.SUPPRESS) {
+            t = t.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("final"));
+        }
+        t.toStream().to("out", Produced.with(win.keySerde(), values));
+    }
+
+    private static void streamStream(String name, String kind, JoinWindows windows) {
+        ALL.put(name, b -> {
+            KStream<String, JsonNode> left = b.stream("left", Consumed.with(S, J));
+            KStream<String, JsonNode> right = b.stream("right", Consumed.with(S, J));
+            StreamJoined<String, JsonNode, JsonNode> joined =
+                    StreamJoined.with(S, J, J).withStoreName("ss").withName("ss");
+            KStream<String, String> out = switch (kind) {
+                case "inner" -> left.join(right, Scenarios::joinEvents, windows, joined);
+                case "left" -> left.leftJoin(right, Scenarios::joinEvents, windows, joined);
+                default -> left.outerJoin(right, Scenarios::joinEvents, windows, joined);
+            };
+            out.to("out", Produced.with(S, S));
+        });
+    }
+
+    private static void streamTable(String name, boolean leftJoin) {
+        ALL.put(name, b -> {
+            KStream<String, JsonNode> events = b.stream("events", Consumed.with(S, J));
+            KTable<String, JsonNode> infos = b.table("infos", Consumed.with(S, J), mat("infos-store", J));
+            Joined<String, JsonNode, JsonNode> joined = Joined.with(S, J, J, "st");
+            KStream<String, String> out = leftJoin
+                    ? events.leftJoin(infos, Scenarios::eventWithInfo, joined)
+                    : events.join(infos, Scenarios::eventWithInfo, joined);
+            out.to("out", Produced.with(S, S));
+        });
+    }
+
+    private static void tableTable(String name, String kind) {
+        ALL.put(name, b -> {
+            KTable<String, JsonNode> left = b.table("left", Consumed.with(S, J), mat("left-store", J));
+            KTable<String, JsonNode> right = b.table("right", Consumed.with(S, J), mat("right-store", J));
+            KTable<String, String> out = switch (kind) {
+                case "inner" -> left.join(right, Scenarios::tableJoin, Named.as("tt"));
+                case "left" -> left.leftJoin(right, Scenarios::tableJoin, Named.as("tt"));
+                default -> left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"));
+            };
+            out.toStream().to("out", Produced.with(S, S));
+        });
+    }
+
+    private static void foreignKey(String name, boolean leftJoin) {
+        ALL.put(name, b -> {
+            KTable<String, JsonNode> orders = b.table("orders", Consumed.with(S, J), mat("orders-store", J));
+            KTable<String, JsonNode> products = b.table("products", Consumed.with(S, J), mat("products-store", J));
+            Function<JsonNode, String> product = Scenarios::orderProduct;
+            KTable<String, String> out = leftJoin
+                    ? orders.leftJoin(products, product, Scenarios::orderWithProduct, TableJoined.as("fk"))
+                    : orders.join(products, product, Scenarios::orderWithProduct, TableJoined.as("fk"));
+            out.toStream().to("out", Produced.with(S, S));
+        });
+    }
+
+    private static void branchMerge(StreamsBuilder b) {
+        Map<String, KStream<String, Long>> parts = b.stream("events", Consumed.with(S, L))
+                .split(Named.as("parts-"))
+                .branch(Scenarios::isSmall, Branched.as("small"))
+                .defaultBranch(Branched.as("large"));
+        parts.get("parts-small").mapValues(Scenarios::times10).merge(parts.get("parts-large"))
+                .selectKey(Scenarios::parityKey)
+                .groupByKey(Grouped.with("by-parity", S, L))
+                .count(mat("parity-counts", L))
+                .toStream().to("out", Produced.with(S, L));
+    }
+
+    private static <V, T extends StateStore> Materialized<String, V, T> mat(String store, Serde<V> values) {
+        return Materialized.<String, V, T>as(store).withKeySerde(S).withValueSerde(values);
+    }
+
+    // User functions: each is the twin of the Go function of the same name in funcs.go.
+
+    static Long sum(Long agg, Long value) { return agg + value; }
+
+    static String empty() { return ""; }
+
+    static String append(String key, Long value, String agg) {
+        return agg.isEmpty() ? value.toString() : agg + "," + value;
+    }
+
+    static String mergeLists(String key, String a, String b) {
+        return a.isEmpty() ? b : b.isEmpty() ? a : a + "+" + b;
+    }
+
+    static String eventV(JsonNode e) { return e == null ? "null" : Long.toString(e.get("v").asLong()); }
+
+    static String label(JsonNode i) { return i == null ? "null" : i.get("label").asText(); }
+
+    static String joinEvents(String key, JsonNode left, JsonNode right) { return eventV(left) + "|" + eventV(right); }
+
+    static String eventWithInfo(String key, JsonNode event, JsonNode info) { return eventV(event) + "|" + label(info); }
+
+    static String tableJoin(JsonNode left, JsonNode right) { return eventV(left) + "|" + label(right); }
+
+    static String orderProduct(JsonNode order) { return order.get("product").asText(); }
+
+    static String orderWithProduct(JsonNode order, JsonNode product) {
+        return order.get("qty").asLong() + "x" + label(product);
+    }
+
+    static boolean isSmall(String key, Long value) { return value < 5; }
+
+    static Long times10(Long value) { return value * 10; }
+
+    static String parityKey(String key, Long value) { return key + "-" + (value % 2); }
+
+    static List<KeyValue<String, Long>> fanout(String key, Long value) {
+        List<KeyValue<String, Long>> out = new ArrayList<>();
+        for (long i = 0; i < value % 3; i++) {
+            out.add(KeyValue.pair(key + "#" + i, value));
+        }
+        return out;
+    }
+}
