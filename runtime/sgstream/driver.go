@@ -24,7 +24,7 @@ type TestDriver struct {
 	cfg     driverConfig
 	tasks   map[TaskID]*Task
 	order   []TaskID
-	outputs map[string][]RawRecord
+	outputs []RawRecord // in the order they were written
 	offsets map[string][]int64
 	queue   []RawRecord
 	wall    int64
@@ -90,7 +90,7 @@ func NewTestDriver(tp *Topology, opts ...DriverOpt) (*TestDriver, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
-	d := &TestDriver{tp: tp, cfg: cfg, tasks: map[TaskID]*Task{}, outputs: map[string][]RawRecord{},
+	d := &TestDriver{tp: tp, cfg: cfg, tasks: map[TaskID]*Task{},
 		offsets: map[string][]int64{}, wall: cfg.wallStart}
 	if err := d.checkCopartitioning(); err != nil {
 		return nil, err
@@ -241,19 +241,38 @@ func (d *TestDriver) AdvanceWallClock(by time.Duration) error {
 	return d.commit(touched)
 }
 
-// Output returns and removes the records written to topic so far.
+// Output returns and removes the records written to topic so far, in the
+// order they were written.
 func (d *TestDriver) Output(topic string) []RawRecord {
-	out := d.outputs[topic]
-	delete(d.outputs, topic)
+	var out []RawRecord
+	keep := d.outputs[:0]
+	for _, r := range d.outputs {
+		if r.Topic == topic {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	d.outputs = keep
+	return out
+}
+
+// OutputAll returns and removes every record written so far, to any topic,
+// in the order they were written.
+func (d *TestDriver) OutputAll() []RawRecord {
+	out := d.outputs
+	d.outputs = nil
 	return out
 }
 
 // OutputTopics lists the topics with unread output, sorted.
 func (d *TestDriver) OutputTopics() []string {
+	seen := map[string]bool{}
 	var ts []string
-	for t, rs := range d.outputs {
-		if len(rs) > 0 {
-			ts = append(ts, t)
+	for _, r := range d.outputs {
+		if !seen[r.Topic] {
+			seen[r.Topic] = true
+			ts = append(ts, r.Topic)
 		}
 	}
 	sort.Strings(ts)
@@ -308,7 +327,7 @@ func (c *driverCollector) Send(topic string, partition int32, key, value []byte,
 		}
 		r.Partition = choosePartition(partitionKey, d.Partitions(topic))
 	}
-	d.outputs[topic] = append(d.outputs[topic], r)
+	d.outputs = append(d.outputs, r)
 	if d.tp.SubTopologyOf(topic) != nil {
 		d.queue = append(d.queue, r)
 	}

@@ -1,0 +1,48 @@
+# Entry points for users and CI. Every target is safe to run on a fresh clone:
+# scripts install what they need (Go modules, Kafka jars via Maven) and cache it.
+GO ?= go
+export CGO_ENABLED ?= 0
+
+.PHONY: demo test generate check-generated build vet fuzz conformance chaos bench kafka-fetch
+
+## demo: generate the orders example and run it end to end on the embedded broker
+demo:
+	bash scripts/demo.sh
+
+## test: every test (unit, golden, fuzz smoke, integration on a real Kafka broker, conformance subset)
+test:
+	bash scripts/test.sh
+
+## generate: regenerate examples, goldens and conformance scenarios
+generate:
+	$(GO) generate ./examples/... ./conformance/...
+	$(GO) test ./golden -update
+
+## check-generated: fail when generated files are stale
+check-generated:
+	bash scripts/check-generated.sh
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+
+## fuzz: run every fuzz target longer than make test does (FUZZTIME, default 60s each)
+fuzz:
+	bash scripts/fuzz.sh $${FUZZTIME:-60s}
+
+## conformance: the full differential suite against Kafka Streams
+conformance:
+	bash scripts/conformance.sh
+
+## chaos: exactly-once under crashes
+chaos:
+	bash scripts/chaos.sh
+
+## bench: side-by-side benchmarks
+bench:
+	bash scripts/bench.sh
+
+kafka-fetch:
+	bash scripts/kafka.sh fetch

@@ -1,0 +1,134 @@
+// Package sgapp is the command line of a generated application: the
+// standard commands every streamgen binary has (run, replay, describe).
+// Generated code fills an App and calls Main.
+package sgapp
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstream"
+)
+
+// App is what generated code knows about the application.
+type App struct {
+	// ID is the application id.
+	ID string
+	// Build wires the topology (generated).
+	Build func(b *sgstream.Builder)
+	// Topics are the codecs of every topic declared in the spec, inputs and
+	// outputs, for replay and the typed driver.
+	Topics []TopicCodec
+	// Describe is the topology description (`streamgen describe`).
+	Describe string
+	// Guarantee is "at_least_once" or "exactly_once_v2".
+	Guarantee string
+	// CommitInterval is the spec's commit interval, 0 for the default.
+	CommitInterval time.Duration
+	// Error policies from the spec.
+	Deserialization sgstream.Policy
+	Processing      sgstream.Policy
+	DeadLetterTopic string
+	InvalidTime     sgstream.TimestampPolicy
+	// Run starts the application on Kafka; it is set by the engine package
+	// the generated main links (nil in builds without an engine).
+	Run func(app *App, args []string, stdout, stderr io.Writer) int
+}
+
+// Topology builds the app's topology structure.
+func (a *App) Topology() (*sgstream.Topology, error) { return sgstream.NewTopology(a.ID, a.Build) }
+
+// Codec returns the codec of a declared topic, or nil.
+func (a *App) Codec(topic string) TopicCodec {
+	for _, c := range a.Topics {
+		if c.Name() == topic {
+			return c
+		}
+	}
+	return nil
+}
+
+const usage = `usage: %s <command> [flags]
+
+Commands:
+  run        run the application on Kafka (see run -h)
+  replay     read input records as JSON lines on stdin, write output records as JSON lines on stdout
+  describe   print the topology
+  help       show this help
+`
+
+// Main runs the command in args and returns the exit code.
+func Main(app *App, args []string) int {
+	return MainIO(app, args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// MainIO is Main with explicit standard streams, for tests.
+func MainIO(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	prog := app.ID
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usage, prog)
+		return 2
+	}
+	switch args[0] {
+	case "replay":
+		return replayCommand(app, args[1:], stdin, stdout, stderr)
+	case "describe":
+		fs := flag.NewFlagSet("describe", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		if err := fs.Parse(args[1:]); err != nil {
+			return 2
+		}
+		fmt.Fprint(stdout, app.Describe)
+		return 0
+	case "run":
+		if app.Run == nil {
+			fmt.Fprintf(stderr, "%s: this build has no Kafka engine linked\n", prog)
+			return 2
+		}
+		return app.Run(app, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprintf(stdout, usage, prog)
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q\n", prog, args[0])
+	fmt.Fprintf(stderr, usage, prog)
+	return 2
+}
+
+// Logger makes the application's structured logger at level, writing
+// JSON or text lines to w.
+func Logger(w io.Writer, level string, json bool) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	if json {
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), nil
+}
+
+func topicNames(app *App) string {
+	names := make([]string, len(app.Topics))
+	for i, c := range app.Topics {
+		names[i] = c.Name()
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,234 @@
+package sgapp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/streamgen/streamgen/runtime/sgstream"
+)
+
+// replayLine is one input or output line of the replay format.
+type replayLine struct {
+	Topic     string            `json:"topic"`
+	Key       json.RawMessage   `json:"key"`
+	Value     json.RawMessage   `json:"value"`
+	Timestamp *int64            `json:"timestamp"`
+	Partition *int32            `json:"partition,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	// Sequence starts a new, independent sequence (fresh state) in
+	// --sequences mode; such a line carries nothing else.
+	Sequence *int `json:"sequence,omitempty"`
+}
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	// Strict stops at the first malformed line instead of skipping it.
+	Strict bool
+	// Partitions is the partition count of every topic (default 1).
+	Partitions int
+	// Sequences treats {"sequence": n} lines as the start of independent
+	// sequences, each run on a fresh driver, echoed in the output.
+	Sequences bool
+	// StateDir keeps stores on Pebble under this directory (default memory).
+	StateDir string
+}
+
+func replayCommand(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o ReplayOptions
+	fs.BoolVar(&o.Strict, "strict", false, "stop at the first malformed input line (default: report it on stderr and skip it)")
+	fs.IntVar(&o.Partitions, "partitions", 1, "partitions of every topic")
+	fs.BoolVar(&o.Sequences, "sequences", false, `input holds independent sequences, each started by {"sequence": n}`)
+	fs.StringVar(&o.StateDir, "state-dir", "", "keep state stores on Pebble in this directory (default: in memory)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `usage: %s replay [flags] < input.jsonl > output.jsonl
+
+Reads input records as JSON lines on stdin, runs them through the topology
+in process (the test driver: commit after every record, no cache), and
+writes the output records as JSON lines on stdout, deterministically.
+
+Line format: {"topic": "orders", "key": <json>, "value": <json or null>, "timestamp": <ms>}
+optionally with "headers": {"name": "value"} and "partition": <n>.
+A windowed key is {"key": <json>, "start": <ms>, "end": <ms>}.
+
+Flags:
+`, app.ID)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := Replay(app, stdin, stdout, stderr, o); err != nil {
+		fmt.Fprintf(stderr, "%s replay: %v\n", app.ID, err)
+		return 1
+	}
+	return 0
+}
+
+// Replay runs input lines through the topology and writes output lines.
+// Malformed lines are reported on stderr with their line number and skipped
+// (or stop the run with Strict); a processing failure stops the run.
+func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) error {
+	tp, err := app.Topology()
+	if err != nil {
+		return err
+	}
+	if o.Partitions <= 0 {
+		o.Partitions = 1
+	}
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	var d *sgstream.TestDriver
+	newDriver := func() error {
+		if d != nil {
+			if err := d.Close(); err != nil {
+				return err
+			}
+		}
+		opts := []sgstream.DriverOpt{
+			sgstream.DefaultPartitions(o.Partitions),
+			sgstream.ErrorPolicies(app.Deserialization, app.Processing, app.DeadLetterTopic),
+			sgstream.InvalidTimestamps(app.InvalidTime),
+		}
+		if o.StateDir != "" {
+			opts = append(opts, sgstream.StateDir(o.StateDir))
+		}
+		d, err = sgstream.NewTestDriver(tp, opts...)
+		return err
+	}
+	if err := newDriver(); err != nil {
+		return err
+	}
+	defer func() {
+		if d != nil {
+			d.Close()
+		}
+	}()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		rec, seq, err := parseLine(app, text)
+		if err != nil {
+			if o.Strict {
+				return fmt.Errorf("line %d: %w", lineNo, err)
+			}
+			fmt.Fprintf(stderr, "%s replay: line %d: %v (skipped)\n", app.ID, lineNo, err)
+			continue
+		}
+		if seq != nil {
+			if !o.Sequences {
+				err := fmt.Errorf("a sequence marker needs --sequences")
+				if o.Strict {
+					return fmt.Errorf("line %d: %w", lineNo, err)
+				}
+				fmt.Fprintf(stderr, "%s replay: line %d: %v (skipped)\n", app.ID, lineNo, err)
+				continue
+			}
+			if err := newDriver(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "{\"sequence\":%d}\n", *seq)
+			continue
+		}
+		if err := d.Pipe(rec); err != nil {
+			return fmt.Errorf("line %d: %w", lineNo, err)
+		}
+		if err := writeOutputs(app, tp, d, w, o.Partitions > 1); err != nil {
+			return fmt.Errorf("line %d: %w", lineNo, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading input: %w", err)
+	}
+	return nil
+}
+
+// parseLine decodes one input line into a raw record, or a sequence marker.
+func parseLine(app *App, text []byte) (sgstream.RawRecord, *int, error) {
+	var l replayLine
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return sgstream.RawRecord{}, nil, fmt.Errorf("not a replay record: %v", err)
+	}
+	if l.Sequence != nil {
+		if l.Topic != "" || l.Key != nil || l.Value != nil || l.Timestamp != nil {
+			return sgstream.RawRecord{}, nil, fmt.Errorf("a sequence marker carries no record fields")
+		}
+		return sgstream.RawRecord{}, l.Sequence, nil
+	}
+	if l.Topic == "" {
+		return sgstream.RawRecord{}, nil, fmt.Errorf(`missing "topic"`)
+	}
+	if l.Timestamp == nil {
+		return sgstream.RawRecord{}, nil, fmt.Errorf(`missing "timestamp"`)
+	}
+	c := app.Codec(l.Topic)
+	if c == nil {
+		return sgstream.RawRecord{}, nil, fmt.Errorf("topic %q is not declared in the spec (declared: %s)", l.Topic, topicNames(app))
+	}
+	k, v, err := c.EncodeJSON(l.Key, l.Value)
+	if err != nil {
+		return sgstream.RawRecord{}, nil, fmt.Errorf("topic %q: %v", l.Topic, err)
+	}
+	rec := sgstream.RawRecord{Topic: l.Topic, Partition: -1, Key: k, Value: v, Timestamp: *l.Timestamp}
+	if l.Partition != nil {
+		rec.Partition = *l.Partition
+	}
+	for _, name := range sortedKeys(l.Headers) {
+		rec.Headers = append(rec.Headers, sgstream.Header{Key: name, Value: []byte(l.Headers[name])})
+	}
+	return rec, nil, nil
+}
+
+// writeOutputs prints the records the topology wrote to declared topics.
+// Internal topics (repartition, changelog) are not output.
+func writeOutputs(app *App, tp *sgstream.Topology, d *sgstream.TestDriver, w io.Writer, withPartition bool) error {
+	for _, r := range d.OutputAll() {
+		if ts := tp.Topic(r.Topic); ts != nil && ts.Role != sgstream.TopicExternal {
+			continue
+		}
+		c := app.Codec(r.Topic)
+		if c == nil {
+			return fmt.Errorf("output topic %q has no codec", r.Topic)
+		}
+		key, value, err := c.DecodeJSON(r.Key, r.Value)
+		if err != nil {
+			return fmt.Errorf("decoding output on %q: %w", r.Topic, err)
+		}
+		ts := r.Timestamp
+		l := replayLine{Topic: r.Topic, Key: key, Value: value, Timestamp: &ts}
+		if withPartition {
+			p := r.Partition
+			l.Partition = &p
+		}
+		if len(r.Headers) > 0 {
+			l.Headers = map[string]string{}
+			for _, h := range r.Headers {
+				l.Headers[h.Key] = string(h.Value)
+			}
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.Write([]byte{'\n'})
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite: what `make test` and CI run. Under CI=true nothing
+# that needs a broker or a tool is skipped: a missing one fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CGO_ENABLED=${CGO_ENABLED:-0}
+step() { printf '\n== %s\n' "$*"; }
+
+step "modules"
+go mod download
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '^conformance/java/') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
+fi
+
+step "build and vet"
+go build ./...
+go vet ./...
+
+step "generated files are fresh"
+bash scripts/check-generated.sh
+
+step "go test (real Kafka broker for the integration tests)"
+bash scripts/with-kafka.sh go test -count=1 -timeout 20m ./...
+
+step "fuzz smoke"
+bash scripts/fuzz.sh 5s
+
+if [ -f scripts/conformance.sh ]; then
+  step "conformance (quick subset against Kafka Streams)"
+  bash scripts/conformance.sh -quick
+fi
