@@ -105,10 +105,20 @@ const (
 	KindMap       // string keys; Elem is the value type
 	KindRecord    // Record is set
 	KindEnum      // Enum is set
+	// KindWindowed is a time-windowed key (tumbling, hopping, sliding):
+	// Elem is the base key. On the wire: key bytes then the 8-byte window
+	// start, as Kafka Streams' TimeWindowedSerializer. Spelled
+	// "windowed<K>" in a topic's key.
+	KindWindowed
+	// KindSessionWindowed is a session-windowed key: Elem is the base key.
+	// On the wire: key bytes, 8-byte end, 8-byte start (SessionKeySchema).
+	// Spelled "session_windowed<K>".
+	KindSessionWindowed
 )
 
 var kindNames = [...]string{"invalid", "string", "bytes", "bool", "int32", "int64", "uint32", "uint64",
-	"float32", "float64", "timestamp", "duration", "optional", "list", "map", "record", "enum"}
+	"float32", "float64", "timestamp", "duration", "optional", "list", "map", "record", "enum",
+	"windowed", "session_windowed"}
 
 func (k TypeKind) String() string {
 	if int(k) < len(kindNames) {
@@ -132,7 +142,7 @@ func (t *Type) Primitive() bool { return t.Kind >= KindString && t.Kind <= KindD
 // String spells the type the way the spec does: "optional<list<Order>>".
 func (t *Type) String() string {
 	switch t.Kind {
-	case KindOptional, KindList:
+	case KindOptional, KindList, KindWindowed, KindSessionWindowed:
 		return t.Kind.String() + "<" + t.Elem.String() + ">"
 	case KindMap:
 		return "map<string," + t.Elem.String() + ">"
@@ -153,7 +163,7 @@ func (t *Type) Equal(u *Type) bool {
 		return false
 	}
 	switch t.Kind {
-	case KindOptional, KindList, KindMap:
+	case KindOptional, KindList, KindMap, KindWindowed, KindSessionWindowed:
 		return t.Elem.Equal(u.Elem)
 	case KindRecord:
 		return t.Record == u.Record
@@ -184,7 +194,8 @@ type Field struct {
 	Deprecated bool
 	// Default is the value a reader uses when the field is missing on the
 	// wire, as a literal of the field's type (string, bool, int64, uint64,
-	// float64, or an enum value name); nil means the zero value.
+	// float64, or an enum value name); nil means the zero value. Timestamp
+	// and duration defaults are int64 milliseconds.
 	Default any
 }
 
@@ -269,7 +280,21 @@ type InternalTopic struct {
 	Name       string // without the application id; the runtime adds "<app id>-" and the suffix
 	Partitions int    // 0 = same as the source topics of the sub-topology
 	Node       *Node  // the node that writes it
+	// Kind says what the topic is for, which fixes the suffix the runtime
+	// appends: "-repartition" for repartition topics, "-topic" for the
+	// foreign-key join's subscription topics (whose Name already ends in
+	// "-subscription-registration" or "-subscription-response").
+	Kind InternalTopicKind
 }
+
+// InternalTopicKind is the purpose of an internal topic.
+type InternalTopicKind string
+
+const (
+	InternalRepartition              InternalTopicKind = "repartition"
+	InternalSubscriptionRegistration InternalTopicKind = "subscription_registration"
+	InternalSubscriptionResponse     InternalTopicKind = "subscription_response"
+)
 
 // Shape is what a node produces, in Kafka Streams' terms.
 type Shape int
@@ -325,22 +350,22 @@ const (
 type FuncRole string
 
 const (
-	RolePredicate     FuncRole = "predicate"       // func(key K, value V) bool
-	RoleKeyValueMap   FuncRole = "key_value_mapper" // func(key K, value V) (K2, V2)
-	RoleValueMap      FuncRole = "value_mapper"     // func(key K, value V) V2
-	RoleFlatMap       FuncRole = "flat_mapper"      // func(key K, value V) []KeyValue[K2,V2]
+	RolePredicate     FuncRole = "predicate"         // func(key K, value V) bool
+	RoleKeyValueMap   FuncRole = "key_value_mapper"  // func(key K, value V) (K2, V2)
+	RoleValueMap      FuncRole = "value_mapper"      // func(key K, value V) V2
+	RoleFlatMap       FuncRole = "flat_mapper"       // func(key K, value V) []KeyValue[K2,V2]
 	RoleFlatMapValues FuncRole = "flat_value_mapper" // func(key K, value V) []V2
-	RoleKeySelect     FuncRole = "key_selector"     // func(key K, value V) K2
-	RoleAction        FuncRole = "action"           // func(key K, value V)
-	RoleInit          FuncRole = "initializer"      // func() A
-	RoleAggregate     FuncRole = "aggregator"       // func(key K, value V, agg A) A
-	RoleReduce        FuncRole = "reducer"          // func(agg V, value V) V
-	RoleMerge         FuncRole = "merger"           // func(key K, a A, b A) A  (session windows)
-	RoleJoin          FuncRole = "joiner"           // func(key K, left V1, right V2) VR
-	RoleTopic         FuncRole = "topic_chooser"    // func(key K, value V) string
-	RoleForeignKey    FuncRole = "foreign_key"      // func(value V) K2
-	RoleProcessor     FuncRole = "processor"        // func() <processor interface of the runtime>
-	RoleStore         FuncRole = "store"            // func() <store interface of the runtime>
+	RoleKeySelect     FuncRole = "key_selector"      // func(key K, value V) K2
+	RoleAction        FuncRole = "action"            // func(key K, value V)
+	RoleInit          FuncRole = "initializer"       // func() A
+	RoleAggregate     FuncRole = "aggregator"        // func(key K, value V, agg A) A
+	RoleReduce        FuncRole = "reducer"           // func(agg V, value V) V
+	RoleMerge         FuncRole = "merger"            // func(key K, a A, b A) A  (session windows)
+	RoleJoin          FuncRole = "joiner"            // func(key K, left V1, right V2) VR
+	RoleTopic         FuncRole = "topic_chooser"     // func(key K, value V) string
+	RoleForeignKey    FuncRole = "foreign_key"       // func(value V) K2
+	RoleProcessor     FuncRole = "processor"         // func() <processor interface of the runtime>
+	RoleStore         FuncRole = "store"             // func() <store interface of the runtime>
 )
 
 // Func is user logic: either the name of a Go function in the user's package
@@ -392,6 +417,10 @@ type Node struct {
 	Cogroup     []*CogroupInput
 	// Emit is the emit strategy of a windowed aggregation.
 	Emit EmitStrategy
+	// WindowedKey is set when the records' key is a windowed key
+	// (Windowed[Key]): on windowed aggregations and on the nodes downstream
+	// of them until the key is replaced. Window is then set as well.
+	WindowedKey bool
 }
 
 // Sink is where a `to` step writes.
@@ -469,7 +498,16 @@ type Join struct {
 	ForeignKey *Func
 	// Stores used by the join: stream-stream joins have ThisStore, OtherStore
 	// and (left/outer) OuterStore; FK joins have SubscriptionStore.
+	// OuterStore is keyed by the join key and holds the left value type;
+	// the runtime wraps both (timestamped key with side, left-or-right
+	// value). SubscriptionStore is keyed by the right (foreign) key type and
+	// holds the left key type; the runtime combines them.
 	ThisStore, OtherStore, OuterStore, SubscriptionStore *Store
+	// ThisRepartition and OtherRepartition are set when that side's key
+	// changed upstream and must be repartitioned before the join:
+	// "<name>-left"/"<name>-right" for stream-stream joins, "<name>" for the
+	// stream of a stream-table join.
+	ThisRepartition, OtherRepartition *Repartition
 }
 
 // SuppressKind is the suppression mode.
