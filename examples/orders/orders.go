@@ -1,0 +1,31 @@
+// Command orders is example (a): it reads orders, drops tombstones,
+// upper-cases item names, logs each order and writes processed-orders.
+//
+// Build and try it:
+//
+//	go generate && go build -o orders . && ./orders replay < testdata/input.jsonl
+package main
+
+//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+
+import (
+	"log/slog"
+	"strings"
+)
+
+// UpperOrder returns a copy of the order with upper-cased item names.
+func UpperOrder(key string, value *Order) *Order {
+	out := *value
+	out.Items = make([]*Item, len(value.Items))
+	for i, it := range value.Items {
+		c := *it
+		c.Name = strings.ToUpper(c.Name)
+		out.Items[i] = &c
+	}
+	return &out
+}
+
+// LogOrder logs an order on its way out.
+func LogOrder(key string, value *Order) {
+	slog.Debug("processed order", "id", key, "user", value.UserID, "amount", value.Amount)
+}
