@@ -484,7 +484,7 @@ func (p *parser) resolveRecords(decls []declNode) {
 				}
 			}
 			if ts, ok := fo.reqStr("type"); ok {
-				f.Type = p.resolveType(ts, fo.valPos("type"), fctx)
+				f.Type = p.checkNotWindowed(p.resolveType(ts, fo.valPos("type"), fctx), fo.valPos("type"), fctx)
 			}
 			if fo.has("default") && f.Type != nil {
 				f.Default = p.fieldDefault(fo.val("default"), f.Type, fctx)
@@ -657,7 +657,10 @@ func (p *parser) parseTopics(n *yaml.Node) {
 				continue
 			}
 			ty := p.resolveType(s, o.valPos(side), ctx+": "+side)
-			if ty != nil && !valueTypeOK(ty) {
+			if ty != nil && side == "value" {
+				ty = p.checkNotWindowed(ty, o.valPos(side), ctx+": "+side)
+			}
+			if ty != nil && !valueTypeOK(ty) && !(side == "key" && hasWindowed(ty)) {
 				p.errf(o.valPos(side), "%s: %s type %q must be a primitive, an enum or a record", ctx, side, ty)
 				p.hintf("wrap it in a record, e.g. a record with a field of type %s", ty)
 				ty = nil
@@ -678,6 +681,9 @@ func (p *parser) parseTopics(n *yaml.Node) {
 			if t.Kind == TopicStream {
 				p.errf(o.keyPos("store"), "%s: store is only for topics read_as table or global_table", ctx)
 			} else if p.checkName(o.valPos("store"), "store", sn) {
+				if hasWindowed(t.Key) {
+					p.errf(o.valPos("read_as"), "%s: a topic with windowed keys can only be read as a stream", ctx)
+				}
 				st := &Store{Pos: o.valPos("store"), Name: sn, Kind: StoreKeyValue, Key: t.Key, Value: t.Value, Logged: true, Cached: true}
 				if p.addStore(st) {
 					t.Store = st
@@ -759,10 +765,10 @@ func (p *parser) parseStores(n *yaml.Node) {
 			st.Kind = StoreKind(k)
 		}
 		if s, ok := o.reqStr("key"); ok {
-			st.Key = p.resolveType(s, o.valPos("key"), ctx+": key")
+			st.Key = p.checkNotWindowed(p.resolveType(s, o.valPos("key"), ctx+": key"), o.valPos("key"), ctx+": key")
 		}
 		if s, ok := o.reqStr("value"); ok {
-			st.Value = p.resolveType(s, o.valPos("value"), ctx+": value")
+			st.Value = p.checkNotWindowed(p.resolveType(s, o.valPos("value"), ctx+": value"), o.valPos("value"), ctx+": value")
 		}
 		st.InMemory = o.bool("in_memory", false)
 		st.Logged = o.bool("logged", true)

@@ -18,6 +18,10 @@ var stepOps = []string{
 	"suppress", "join", "process", "process_values",
 }
 
+// nameInBodyOps may carry `name` inside their op mapping, as well as at the
+// step level.
+var nameInBodyOps = []string{"repartition", "group_by_key", "group_by", "suppress", "join"}
+
 // step is one pipeline step being resolved.
 type step struct {
 	p        *parser
@@ -215,7 +219,7 @@ func (s *step) typ(o *obj, key string, required bool) *Type {
 		s.failed = true
 		return nil
 	}
-	t := s.p.resolveType(str, o.valPos(key), s.ctx()+": "+key)
+	t := s.p.checkNotWindowed(s.p.resolveType(str, o.valPos(key), s.ctx()+": "+key), o.valPos(key), s.ctx()+": "+key)
 	if t == nil {
 		s.failed = true
 	}
@@ -416,6 +420,28 @@ func (p *parser) readStep(pl *pipeline, ctx string, i, count int, it *yaml.Node)
 		return nil
 	}
 	s.op, s.pos = opKey.Value, p.pos(opKey)
+	// The reference lets the ops that create internal topics or stores
+	// take their name inside the op mapping, too.
+	if contains(nameInBodyOps, s.op) && s.body.Kind == yaml.MappingNode {
+		for j := 0; j+1 < len(s.body.Content); j += 2 {
+			k, v := s.body.Content[j], s.body.Content[j+1]
+			if k.Value != "name" {
+				continue
+			}
+			s.body.Content = append(s.body.Content[:j:j], s.body.Content[j+2:]...)
+			name, ok := p.scalarString(v, sctx+": "+s.op+": name")
+			switch {
+			case !ok || !p.checkName(p.pos(v), "step", name):
+				bad = true
+			case s.stepName != "" && s.stepName != name:
+				p.errf(p.pos(v), "%s: %s: name %q differs from the step's name %q", sctx, s.op, name, s.stepName)
+				bad = true
+			default:
+				s.stepName, s.namePos = name, p.pos(v)
+			}
+			break
+		}
+	}
 	switch {
 	case i == count-1 && pl.name != "":
 		s.name = pl.name
@@ -765,7 +791,7 @@ func (p *parser) stepMerge(s *step) *Node {
 			s.errf(p.pos(it), "%q is a %s, want a stream", name, shapeNames[other.Shape])
 			continue
 		}
-		if !other.Key.Equal(s.in.Key) || other.WindowedKey != s.in.WindowedKey {
+		if !other.Key.Equal(s.in.Key) {
 			s.errf(p.pos(it), "key type %q of %q does not match %q of %q", typeString(other.Key), name, typeString(s.in.Key), s.in.Name)
 		} else if !other.Value.Equal(s.in.Value) {
 			s.errf(p.pos(it), "value type %q of %q does not match %q of %q", typeString(other.Value), name, typeString(s.in.Value), s.in.Name)
@@ -813,10 +839,6 @@ func (p *parser) stepTo(s *step) *Node {
 			topicPos = o.valPos("topic")
 		} else {
 			sink.Chooser = s.fn(o, RoleTopic, "topic_fn", "topic_expr", true)
-			if !s.inBad && in.WindowedKey {
-				s.errf(s.pos, "cannot write records with windowed keys to a topic")
-				p.hintf("replace the key first, e.g. `map: {expr: \"key.Key, value\", ...}` or select_key")
-			}
 			return n
 		}
 	}
@@ -830,13 +852,11 @@ func (p *parser) stepTo(s *step) *Node {
 	if s.inBad || in.Shape != ShapeStream || t.Key == nil || t.Value == nil {
 		return n
 	}
-	if in.WindowedKey {
-		s.errf(s.pos, "cannot write records with windowed keys to topic %q", t.Name)
-		p.hintf("replace the key first, e.g. with select_key or map")
-		return n
-	}
 	if !in.Key.Equal(t.Key) {
 		s.errf(topicPos, "key type %q of %q does not match %q of topic %q", typeString(in.Key), in.Name, t.Key, t.Name)
+		if hasWindowed(in.Key) && !hasWindowed(t.Key) {
+			p.hintf("records of a windowed aggregation have windowed keys: declare the topic's key as %q,\nor replace the key first with map or select_key", in.Key)
+		}
 	}
 	if !in.Value.Equal(t.Value) {
 		s.errf(topicPos, "value type %q of %q does not match %q of topic %q", typeString(in.Value), in.Name, t.Value, t.Name)
@@ -1056,7 +1076,7 @@ func (p *parser) stepAggregate(s *step) *Node {
 		return n
 	}
 	if windowed {
-		n.Window, n.WindowedKey = w, true
+		n.Window, n.WindowedKey, n.Key = w, true, windowedOf(s.in.Key, w)
 	}
 	n.Emit = s.emitStrategy(o, windowed, s.in.Emit)
 	session := w != nil && w.Kind == WindowSession
@@ -1116,7 +1136,7 @@ func (p *parser) stepAggregate(s *step) *Node {
 			kind = StoreSession
 		}
 	}
-	n.Store = s.store(o, kind, n.Key, n.Value, w)
+	n.Store = s.store(o, kind, s.in.Key, n.Value, w)
 	p.keepKey(n, s.in)
 	delete(p.keyChangedAt, n)
 	return n
@@ -1183,7 +1203,7 @@ func (p *parser) stepCogroup(s *step) *Node {
 	}
 	windowed := o.has("window")
 	if w != nil {
-		n.Window, n.WindowedKey = w, true
+		n.Window, n.WindowedKey, n.Key = w, true, windowedOf(s.in.Key, w)
 	}
 	n.Emit = s.emitStrategy(o, windowed, "")
 	session := w != nil && w.Kind == WindowSession
@@ -1202,7 +1222,7 @@ func (p *parser) stepCogroup(s *step) *Node {
 			kind = StoreSession
 		}
 	}
-	n.Store = s.store(o, kind, n.Key, n.Value, w)
+	n.Store = s.store(o, kind, s.in.Key, n.Value, w)
 	return n
 }
 

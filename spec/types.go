@@ -10,7 +10,7 @@ var primitives = map[string]TypeKind{
 }
 
 // reservedTypeNames cannot be used as record or enum names.
-var reservedTypeNames = []string{"optional", "list", "map"}
+var reservedTypeNames = []string{"optional", "list", "map", "windowed", "session_windowed"}
 
 // typeExpr is a parsed but unresolved type string.
 type typeExpr struct {
@@ -84,7 +84,7 @@ func (l *typeLexer) parse() (*typeExpr, error) {
 		return nil, fmt.Errorf("want a type name, got %q", tok)
 	}
 	switch tok {
-	case "optional", "list":
+	case "optional", "list", "windowed", "session_windowed":
 		if err := l.expect("<"); err != nil {
 			return nil, err
 		}
@@ -154,12 +154,19 @@ func (p *parser) resolveTypeExpr(te *typeExpr, s string, pos Pos, ctx string) *T
 			return nil
 		}
 		fallthrough
+	case "windowed", "session_windowed":
+		if te.elem.ctor != "" {
+			p.errf(pos, "%sinvalid type %q: the key of %s must be a primitive, an enum or a record", prefix(ctx), s, te.ctor)
+			return nil
+		}
+		fallthrough
 	case "list", "map":
 		e := p.resolveTypeExpr(te.elem, s, pos, ctx)
 		if e == nil {
 			return nil
 		}
-		k := map[string]TypeKind{"optional": KindOptional, "list": KindList, "map": KindMap}[te.ctor]
+		k := map[string]TypeKind{"optional": KindOptional, "list": KindList, "map": KindMap,
+			"windowed": KindWindowed, "session_windowed": KindSessionWindowed}[te.ctor]
 		return &Type{Kind: k, Elem: e}
 	}
 	if k, ok := primitives[te.name]; ok {
@@ -195,6 +202,37 @@ func typeString(t *Type) string {
 		return "?"
 	}
 	return t.String()
+}
+
+// hasWindowed reports whether t is or contains a windowed key type.
+func hasWindowed(t *Type) bool {
+	for ; t != nil; t = t.Elem {
+		if t.Kind == KindWindowed || t.Kind == KindSessionWindowed {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNotWindowed rejects windowed types outside topic keys.
+func (p *parser) checkNotWindowed(t *Type, pos Pos, ctx string) *Type {
+	if hasWindowed(t) {
+		p.errf(pos, "%swindowed types are only for topic keys, not %q", prefix(ctx), t)
+		p.hintf("windowed aggregations produce windowed keys by themselves; only a topic they are written to declares one")
+		return nil
+	}
+	return t
+}
+
+// windowedOf is the key type of records out of a windowed aggregation.
+func windowedOf(base *Type, w *Window) *Type {
+	if base == nil || w == nil {
+		return nil
+	}
+	if w.Kind == WindowSession {
+		return &Type{Kind: KindSessionWindowed, Elem: base}
+	}
+	return &Type{Kind: KindWindowed, Elem: base}
 }
 
 // valueTypeOK reports whether a type may be a topic key or value: a
