@@ -1,0 +1,196 @@
+package sgstream
+
+import (
+	"fmt"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/serdes"
+)
+
+// sessionAggregate builds a session-window aggregation node, its session
+// store and the resulting table.
+func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store string, emit EmitStrategy, f aggFuncs[K, V, VA], aggSerde serdes.Serde[VA], opts []WindowStoreOpt) Table[Windowed[K], VA] {
+	g := s.Grouped
+	b := g.Stream.b
+	if f.merge == nil {
+		b.Errorf("session aggregate %q: a merger is required", name)
+	}
+	spec := StoreSpec{Name: store, Kind: SessionStore, Logged: true, Retention: s.Windows.StoreRetention()}
+	for _, o := range opts {
+		o(&spec)
+	}
+	info := b.AddNode(name, "session_window_aggregate", g.Stream.info)
+	b.AddStore(info, spec)
+	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
+		st, err := openSessionStore(t, store, g.Key, aggSerde)
+		if err != nil {
+			return nil, err
+		}
+		return sessionGetter[K, VA]{st}, nil
+	}
+	table, out := NewTable[Windowed[K], VA](b, info, getter, store, SessionWindowedSerde[K]{Inner: g.Key}, aggSerde)
+	if b.task == nil {
+		return table
+	}
+	p := &sessionAggregator[K, V, VA]{t: b.task, name: name, f: f, emit: emit, out: out, observed: -1,
+		gap: s.Windows.Gap.Milliseconds(), grace: s.Windows.Grace.Milliseconds()}
+	g.Stream.To(p)
+	b.OnInit(info, func(t *Task) error {
+		st, err := openSessionStore(t, store, g.Key, aggSerde)
+		if err != nil {
+			return err
+		}
+		p.store = st
+		if emit == EmitOnClose {
+			if p.em, err = newEmitState(t, st.Store); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return table
+}
+
+func openSessionStore[K, VA any](t *Task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
+	s, err := t.Store(name)
+	if err != nil {
+		return nil, err
+	}
+	ss, ok := s.(sgstate.SessionStore)
+	if !ok {
+		return nil, fmt.Errorf("streamgen: store %q is a %T, not a session store", name, s)
+	}
+	return NewTypedSessionStore(ss, key, val), nil
+}
+
+// sessionGetter looks session aggregates up by windowed key; the timestamp
+// is the session end (Kafka's KTableSessionWindowValueGetter).
+type sessionGetter[K, VA any] struct {
+	s *TypedSessionStore[K, VA]
+}
+
+func (g sessionGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
+	v, found, err := g.s.FetchSession(key.Key, key.Start, key.End)
+	return v, key.End, found, err
+}
+
+// sessionAggregator is Kafka's KStreamSessionWindowAggregate.
+type sessionAggregator[K, V, VA any] struct {
+	t          *Task
+	name       string
+	f          aggFuncs[K, V, VA]
+	emit       EmitStrategy
+	out        Node[Windowed[K], Change[VA]]
+	store      *TypedSessionStore[K, VA]
+	em         *emitState
+	gap, grace int64
+	observed   int64
+	merged     []sessionEntry[VA]
+}
+
+type sessionEntry[VA any] struct {
+	start, end int64
+	agg        VA
+}
+
+func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
+	// Only null keys are skipped; null values are aggregated.
+	if r.KeyNull {
+		p.t.Drop()
+		p.t.Logger().Warn("skipping record due to null key", "node", p.name)
+		return nil
+	}
+	ts := r.Timestamp
+	p.observed = max(p.observed, ts)
+	closeTime := p.observed - p.grace - p.gap
+
+	// Every session that ends at most gap before ts or starts at most gap
+	// after it (bounds inclusive) merges with [ts, ts].
+	p.merged = p.merged[:0]
+	start, end := ts, ts
+	agg, aggNull := p.f.init()
+	err := p.store.FindSessions(r.Key, ts-p.gap, ts+p.gap, func(s, e int64, v VA) error {
+		p.merged = append(p.merged, sessionEntry[VA]{start: s, end: e, agg: v})
+		agg, aggNull = p.f.merge(r.Key, agg, aggNull, v, isNull(v))
+		start, end = min(start, s), max(end, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if end < closeTime {
+		p.t.Drop()
+		p.t.Logger().Debug("skipping record for expired window", "node", p.name, "timestamp", ts,
+			"window", fmt.Sprintf("[%d,%d]", start, end), "expiration", closeTime, "stream_time", p.observed)
+		return p.maybeEmitFinal(&r, closeTime)
+	}
+	if start != ts || end != ts {
+		// Merged-away sessions are deleted downstream first, each with its
+		// own end as timestamp.
+		for _, m := range p.merged {
+			if err := p.store.Remove(r.Key, m.start, m.end); err != nil {
+				return err
+			}
+			var none VA
+			if err := p.forwardUpdate(&r, Windowed[K]{Key: r.Key, Start: m.start, End: m.end}, m.agg, false, none, true); err != nil {
+				return err
+			}
+		}
+	}
+	agg, aggNull = p.f.add(r.Key, r.Value, r.ValueNull, agg, aggNull)
+	if aggNull {
+		err = p.store.Remove(r.Key, start, end)
+	} else {
+		err = p.store.Put(r.Key, start, end, agg)
+	}
+	if err != nil {
+		return err
+	}
+	var none VA
+	if err := p.forwardUpdate(&r, Windowed[K]{Key: r.Key, Start: start, End: end}, none, true, agg, aggNull); err != nil {
+		return err
+	}
+	return p.maybeEmitFinal(&r, closeTime)
+}
+
+// forwardUpdate forwards a session update under EmitOnUpdate, with the
+// session end as timestamp.
+func (p *sessionAggregator[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowed[K], oldAgg VA, oldNull bool, newAgg VA, newNull bool) error {
+	if p.emit == EmitOnClose {
+		return nil
+	}
+	return p.out.Process(Record[Windowed[K], Change[VA]]{
+		Key:       win,
+		Value:     Change[VA]{New: newAgg, NewNull: newNull, Old: oldAgg, OldNull: oldNull},
+		Timestamp: win.End,
+		Headers:   r.Headers,
+	})
+}
+
+// maybeEmitFinal emits the sessions that closed since the last emission:
+// end in [last, closeTime - 1], i.e. end < closeTime.
+func (p *sessionAggregator[K, V, VA]) maybeEmitFinal(r *Record[K, V], closeTime int64) error {
+	if p.emit != EmitOnClose || !p.em.due(closeTime) {
+		return nil
+	}
+	upper := closeTime - 1
+	if upper < 0 {
+		return nil
+	}
+	lower := max(0, p.em.last)
+	if upper < lower {
+		return nil
+	}
+	err := p.store.FetchEndedBetween(lower, upper, func(key K, start, end int64, v VA) error {
+		return p.out.Process(Record[Windowed[K], Change[VA]]{
+			Key:       Windowed[K]{Key: key, Start: start, End: end},
+			Value:     Change[VA]{New: v, OldNull: true},
+			Timestamp: end,
+			Headers:   r.Headers,
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return p.em.emitted(closeTime)
+}

@@ -1,0 +1,340 @@
+package sgstream
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/serdes"
+)
+
+// TypedWindowStore is a typed view of a sgstate.WindowStore. Keys go through
+// the key serde, so the store's key bytes, order and changelog are Kafka's;
+// values through the value serde. It is the general window store wrapper:
+// windowed aggregations use it with TimestampedValueSerde values (Kafka's
+// TimestampedWindowStore layout), stream-stream joins can use it with plain
+// values.
+//
+// Values handed to callbacks are decoded copies the callback may keep. A
+// TypedWindowStore reuses encoding buffers, so it belongs to one task.
+type TypedWindowStore[K, V any] struct {
+	Store      sgstate.WindowStore
+	Key        serdes.Serde[K]
+	Value      serdes.Serde[V]
+	kbuf, vbuf []byte
+}
+
+// NewTypedWindowStore wraps s.
+func NewTypedWindowStore[K, V any](s sgstate.WindowStore, key serdes.Serde[K], value serdes.Serde[V]) *TypedWindowStore[K, V] {
+	return &TypedWindowStore[K, V]{Store: s, Key: key, Value: value}
+}
+
+func (s *TypedWindowStore[K, V]) keyBytes(key K) ([]byte, error) {
+	var err error
+	if s.kbuf, err = s.Key.Append(s.kbuf[:0], key); err != nil {
+		return nil, fmt.Errorf("%w: store %q: serialize key: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return s.kbuf, nil
+}
+
+func (s *TypedWindowStore[K, V]) decode(b []byte) (V, error) {
+	v, err := s.Value.Decode(b)
+	if err != nil {
+		return v, fmt.Errorf("%w: store %q: decode value: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return v, nil
+}
+
+// Fetch returns the value of key's window starting at start. With
+// duplicates retained, it is the last one put.
+func (s *TypedWindowStore[K, V]) Fetch(key K, start int64) (v V, found bool, err error) {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return v, false, err
+	}
+	err = s.Store.BackwardFetch(kb, start, start, func(_ int64, b []byte) error {
+		v, err = s.decode(b)
+		found = err == nil
+		return errStop
+	})
+	if err == errStop {
+		err = nil
+	}
+	return v, found, err
+}
+
+// errStop ends a store iteration early; it never leaves this package.
+var errStop = fmt.Errorf("streamgen: stop iteration")
+
+// Put stores value for key's window starting at start.
+func (s *TypedWindowStore[K, V]) Put(key K, start int64, value V) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	if s.vbuf, err = s.Value.Append(s.vbuf[:0], value); err != nil {
+		return fmt.Errorf("%w: store %q: serialize value: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return s.Store.Put(kb, start, s.vbuf)
+}
+
+// Delete removes key's window starting at start.
+func (s *TypedWindowStore[K, V]) Delete(key K, start int64) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	return s.Store.Put(kb, start, nil)
+}
+
+// FetchRange visits key's windows with start in [from, to], ascending.
+func (s *TypedWindowStore[K, V]) FetchRange(key K, from, to int64, fn func(start int64, value V) error) error {
+	return s.fetchRange(key, from, to, false, fn)
+}
+
+// BackwardFetchRange visits key's windows with start in [from, to],
+// descending.
+func (s *TypedWindowStore[K, V]) BackwardFetchRange(key K, from, to int64, fn func(start int64, value V) error) error {
+	return s.fetchRange(key, from, to, true, fn)
+}
+
+func (s *TypedWindowStore[K, V]) fetchRange(key K, from, to int64, backward bool, fn func(int64, V) error) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	// The key buffer is reused by fn's own store calls; keep a copy.
+	kb = append([]byte(nil), kb...)
+	visit := func(start int64, b []byte) error {
+		v, err := s.decode(b)
+		if err != nil {
+			return err
+		}
+		return fn(start, v)
+	}
+	if backward {
+		return s.Store.BackwardFetch(kb, from, to, visit)
+	}
+	return s.Store.Fetch(kb, from, to, visit)
+}
+
+// FetchAll visits every key's windows with start in [from, to], ascending by
+// start, then by serialized key.
+func (s *TypedWindowStore[K, V]) FetchAll(from, to int64, fn func(key K, start int64, value V) error) error {
+	return s.Store.FetchAll(from, to, func(kb []byte, start int64, b []byte) error {
+		k, err := s.Key.Decode(kb)
+		if err != nil {
+			return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, s.Store.Name(), err)
+		}
+		v, err := s.decode(b)
+		if err != nil {
+			return err
+		}
+		return fn(k, start, v)
+	})
+}
+
+// TimestampedValue is a value with its timestamp, Kafka's
+// ValueAndTimestamp: aggregations store the largest timestamp of the
+// records that made the value, and forward it as the record timestamp.
+type TimestampedValue[V any] struct {
+	Value     V
+	Timestamp int64
+}
+
+// TimestampedValueSerde writes a TimestampedValue as Kafka's
+// ValueAndTimestampSerializer does: the timestamp, 8 bytes big-endian,
+// then the value bytes. Window store changelogs are thereby the same as a
+// Java application's.
+type TimestampedValueSerde[V any] struct {
+	Inner serdes.Serde[V]
+}
+
+// Append appends the timestamp and the value.
+func (s TimestampedValueSerde[V]) Append(dst []byte, v TimestampedValue[V]) ([]byte, error) {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(v.Timestamp))
+	return s.Inner.Append(dst, v.Value)
+}
+
+// Decode reads a timestamp and a value.
+func (s TimestampedValueSerde[V]) Decode(b []byte) (TimestampedValue[V], error) {
+	if len(b) < 8 {
+		return TimestampedValue[V]{}, fmt.Errorf("streamgen: timestamped value has %d bytes, want at least 8", len(b))
+	}
+	v, err := s.Inner.Decode(b[8:])
+	return TimestampedValue[V]{Value: v, Timestamp: int64(binary.BigEndian.Uint64(b))}, err
+}
+
+// TypedSessionStore is a typed view of a sgstate.SessionStore. Values are
+// stored as the value bytes alone, as in Kafka's session stores (a session's
+// timestamp is its end).
+type TypedSessionStore[K, V any] struct {
+	Store      sgstate.SessionStore
+	Key        serdes.Serde[K]
+	Value      serdes.Serde[V]
+	kbuf, vbuf []byte
+}
+
+// NewTypedSessionStore wraps s.
+func NewTypedSessionStore[K, V any](s sgstate.SessionStore, key serdes.Serde[K], value serdes.Serde[V]) *TypedSessionStore[K, V] {
+	return &TypedSessionStore[K, V]{Store: s, Key: key, Value: value}
+}
+
+func (s *TypedSessionStore[K, V]) keyBytes(key K) ([]byte, error) {
+	var err error
+	if s.kbuf, err = s.Key.Append(s.kbuf[:0], key); err != nil {
+		return nil, fmt.Errorf("%w: store %q: serialize key: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return s.kbuf, nil
+}
+
+func (s *TypedSessionStore[K, V]) decode(b []byte) (V, error) {
+	v, err := s.Value.Decode(b)
+	if err != nil {
+		return v, fmt.Errorf("%w: store %q: decode value: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return v, nil
+}
+
+// FindSessions visits key's sessions with end >= earliestEnd and start <=
+// latestStart, ascending by end then start (Kafka's findSessions).
+func (s *TypedSessionStore[K, V]) FindSessions(key K, earliestEnd, latestStart int64, fn func(start, end int64, value V) error) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	kb = append([]byte(nil), kb...)
+	return s.Store.FindSessions(kb, earliestEnd, latestStart, func(start, end int64, b []byte) error {
+		v, err := s.decode(b)
+		if err != nil {
+			return err
+		}
+		return fn(start, end, v)
+	})
+}
+
+// FetchSession returns the value of key's session [start, end].
+func (s *TypedSessionStore[K, V]) FetchSession(key K, start, end int64) (v V, found bool, err error) {
+	err = s.FindSessions(key, end, start, func(st, e int64, value V) error {
+		if st == start && e == end {
+			v, found = value, true
+			return errStop
+		}
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return v, found, err
+}
+
+// Put stores value for key's session [start, end].
+func (s *TypedSessionStore[K, V]) Put(key K, start, end int64, value V) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	if s.vbuf, err = s.Value.Append(s.vbuf[:0], value); err != nil {
+		return fmt.Errorf("%w: store %q: serialize value: %w", ErrProcessing, s.Store.Name(), err)
+	}
+	return s.Store.Put(kb, start, end, s.vbuf)
+}
+
+// Remove deletes key's session [start, end].
+func (s *TypedSessionStore[K, V]) Remove(key K, start, end int64) error {
+	kb, err := s.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	return s.Store.Remove(kb, start, end)
+}
+
+// FetchEndedBetween visits every session with end in [from, to], ascending
+// by end, then serialized key, then start.
+func (s *TypedSessionStore[K, V]) FetchEndedBetween(from, to int64, fn func(key K, start, end int64, value V) error) error {
+	return s.Store.FetchEndedBetween(from, to, func(kb []byte, start, end int64, b []byte) error {
+		k, err := s.Key.Decode(kb)
+		if err != nil {
+			return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, s.Store.Name(), err)
+		}
+		v, err := s.decode(b)
+		if err != nil {
+			return err
+		}
+		return fn(k, start, end, v)
+	})
+}
+
+// metadataStore is the store capability that keeps small named values
+// staged and committed together with the store's data, as Kafka commits
+// processor metadata with the consumed offsets. EmitOnClose aggregations
+// keep the close time of their last emission in it; a store without it
+// keeps that time in memory only, so a restarted task may emit closed
+// windows again.
+type metadataStore interface {
+	Metadata(key string) ([]byte, error)
+	SetMetadata(key string, value []byte) error
+}
+
+// emitMetaKey is the metadata key of the last emitted window close time;
+// Kafka keys processor metadata by store name, and the store is ours.
+const emitMetaKey = "sgstream.emit.last_close_time"
+
+// emitState is the emit-on-close bookkeeping shared by the three windowed
+// aggregations (Kafka's lastEmitWindowCloseTime and TimeTracker).
+type emitState struct {
+	t        *Task
+	meta     metadataStore
+	interval int64
+	next     int64
+	// last is the window close time of the last emission, or -1 (Kafka's
+	// NO_TIMESTAMP) if there never was one.
+	last int64
+}
+
+func newEmitState(t *Task, store sgstate.Store) (*emitState, error) {
+	e := &emitState{t: t, last: -1, interval: windowEmitInterval(t)}
+	if m, ok := store.(metadataStore); ok {
+		e.meta = m
+		b, err := m.Metadata(emitMetaKey)
+		if err != nil {
+			return nil, fmt.Errorf("streamgen: store %q: read emit metadata: %w", store.Name(), err)
+		}
+		if len(b) == 8 {
+			e.last = int64(binary.BigEndian.Uint64(b))
+		}
+	} else {
+		t.Logger().Warn("store keeps no metadata; windows closed before a restart may be emitted again", "store", store.Name())
+	}
+	return e, nil
+}
+
+// windowEmitInterval is the emit-on-close throttle of a task: 0 under the
+// TestDriver (TopologyTestDriver forces it to 0), Kafka's default
+// otherwise.
+func windowEmitInterval(t *Task) int64 {
+	if _, ok := t.cfg.Collector.(*driverCollector); ok {
+		return 0
+	}
+	return DefaultWindowEmitInterval.Milliseconds()
+}
+
+// due applies Kafka's throttle and reports whether closeTime advanced past
+// the last emission (shouldEmitFinal).
+func (e *emitState) due(closeTime int64) bool {
+	now := e.t.WallClock()
+	if now < e.next {
+		return false
+	}
+	e.next = now + e.interval
+	return e.last == -1 || e.last < closeTime
+}
+
+// emitted records an emission at closeTime.
+func (e *emitState) emitted(closeTime int64) error {
+	e.last = closeTime
+	if e.meta == nil {
+		return nil
+	}
+	return e.meta.SetMetadata(emitMetaKey, binary.BigEndian.AppendUint64(nil, uint64(closeTime)))
+}
