@@ -113,26 +113,16 @@ func (p *parser) parse(src []byte) *Program {
 	}
 	prog := &Program{Pos: p.pos(root), File: p.file}
 	p.prog = prog
+	// The version gates everything else: another version may mean another
+	// format, so nothing else is checked if it is missing or wrong.
+	if !p.checkVersion(root) {
+		return nil
+	}
+	prog.Version = 1
 	top := p.object(root, "", topLevelKeys...)
 	if top == nil {
 		return nil
 	}
-	// The version gates everything else: another version may mean another
-	// format, so nothing else is checked if it is wrong.
-	if !top.has("version") {
-		p.errf(p.pos(root), "missing required key \"version\"")
-		p.hintf("start the file with `version: 1`; see %s", docURL)
-		return nil
-	}
-	v, ok := top.int("version", math.MinInt64, math.MaxInt64)
-	if !ok {
-		return nil
-	}
-	if v != 1 {
-		p.errf(top.valPos("version"), "version: unsupported version %d, want 1", v)
-		return nil
-	}
-	prog.Version = 1
 
 	p.parsePackage(top)
 	p.parseImports(top)
@@ -163,6 +153,26 @@ func (p *parser) parse(src []byte) *Program {
 	prog.Stores = sortedValues(p.stores)
 	prog.InternalTopics = sortedValues(p.internal)
 	return prog
+}
+
+func (p *parser) checkVersion(root *yaml.Node) bool {
+	if root.Kind != yaml.MappingNode {
+		p.object(root, "") // reports the kind
+		return false
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k, v := root.Content[i], root.Content[i+1]; k.Value == "version" {
+			n, ok := p.intNode(v, "version", math.MinInt64, math.MaxInt64)
+			if ok && n != 1 {
+				p.errf(p.pos(v), "version: unsupported version %d, want 1", n)
+				return false
+			}
+			return ok
+		}
+	}
+	p.errf(p.pos(root), "missing required key \"version\"")
+	p.hintf("start the file with `version: 1`; see %s", docURL)
+	return false
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -797,7 +807,7 @@ func (p *parser) parseStores(n *yaml.Node) {
 				o.missing("window_size")
 			}
 			if hasRet && hasWS && ret < ws {
-				p.errf(o.valPos("retention"), "%s: retention %s is smaller than window_size %s", ctx, ret, ws)
+				p.errf(o.valPos("retention"), "%s: retention %s is smaller than window_size %s", ctx, fmtDur(ret), fmtDur(ws))
 			}
 		}
 		st.Retention, st.WindowSize = ret, ws
@@ -810,8 +820,24 @@ func (p *parser) parseStores(n *yaml.Node) {
 	}
 }
 
+// fmtDur prints a duration the way people write them: 5m, not 5m0s.
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // checkFnName checks that s can name a Go function.
 func (p *parser) checkFnName(pos Pos, ctx, s string) bool {
+	if token.IsKeyword(s) {
+		p.errf(pos, "%s: %q is a Go keyword, not a function name", ctx, s)
+		return false
+	}
 	if !token.IsIdentifier(s) {
 		p.errf(pos, "%s: %q is not a Go identifier", ctx, s)
 		if strings.ContainsAny(s, "(). ") {

@@ -18,6 +18,21 @@ var stepOps = []string{
 	"suppress", "join", "process", "process_values",
 }
 
+// typeExample shows each op with its declared output types, for hints.
+var typeExample = map[string]string{
+	"map":             "map: {fn: ToUser, key: string, value: User}",
+	"flat_map":        "flat_map: {fn: Items, key: string, value: Item}",
+	"flat_map_values": "flat_map_values: {fn: Items, value: Item}",
+	"select_key":      "select_key: {expr: \"value.UserID\", key: string}",
+	"group_by":        "group_by: {expr: \"value.UserID\", key: string, name: orders-by-user}",
+	"aggregate":       "aggregate: {init: NewStats, fn: AddOrder, value: Stats, store: stats}",
+	"cogroup":         "cogroup: {fn: AddOrder, with: [...], init: NewStats, value: Stats, store: stats}",
+	"join":            "join: {with: users, fn: Enrich, value: EnrichedOrder}",
+	"process":         "process: {fn: NewProcessor, key: string, value: Order}",
+	"process_values":  "process_values: {fn: NewProcessor, value: Order}",
+	"map_values":      "map_values: {fn: ToSummary, value: Summary}",
+}
+
 // nameInBodyOps may carry `name` inside their op mapping, as well as at the
 // step level.
 var nameInBodyOps = []string{"repartition", "group_by_key", "group_by", "suppress", "join"}
@@ -36,6 +51,7 @@ type step struct {
 	in       *Node
 	inBad    bool // the input failed to resolve: skip type checks
 	failed   bool // this step failed: its output is not trustworthy
+	hinted   bool // a type hint was given already
 }
 
 // ctx is the diagnostic prefix of the step: `join "enrich"`.
@@ -210,7 +226,11 @@ func (s *step) typ(o *obj, key string, required bool) *Type {
 	if !o.has(key) {
 		if required {
 			s.errf(s.pos, "missing required key %q (the output %s type)", key, key)
-			s.p.hintf("streamgen does not infer types from Go code: declare them, e.g.\n- %s: {fn: F, key: string, value: Order}", s.op)
+			if s.hinted {
+				return nil
+			}
+			s.hinted = true
+			s.p.hintf("streamgen does not infer types from Go code: declare them, e.g.\n- %s", typeExample[s.op])
 		}
 		return nil
 	}
@@ -334,7 +354,7 @@ func (p *parser) parsePipeline(pl *pipeline) {
 			continue
 		}
 		if terminal != nil {
-			p.errf(s.pos, "%s: step %q follows %s %q, which ends the pipeline", ctx, s.op, terminal.Op, terminal.Name)
+			p.errf(s.pos, "%s: step %d (%s) comes after %q, which ends the pipeline", ctx, i+1, s.op, terminal.Op)
 			if terminal.Op == OpSplit {
 				p.hintf("start a new pipeline `from:` one of the split's branches")
 			}
@@ -950,7 +970,7 @@ func (s *step) parseWindow(o *obj, ctx string) *Window {
 	case WindowHopping:
 		w.Size, w.Advance = positive("size"), positive("advance")
 		if ok && w.Advance > w.Size {
-			p.errf(wo.valPos("advance"), "%s: advance %s is larger than size %s", wctx, w.Advance, w.Size)
+			p.errf(wo.valPos("advance"), "%s: advance %s is larger than size %s", wctx, fmtDur(w.Advance), fmtDur(w.Size))
 			ok = false
 		}
 	case WindowSliding:
@@ -961,8 +981,8 @@ func (s *step) parseWindow(o *obj, ctx string) *Window {
 	if r, has := o.dur("retention"); has {
 		w.Retention = r
 		if min, what := minRetention(w); ok && r < min {
-			p.errf(o.valPos("retention"), "%s: %sretention %s is smaller than %s (%s)", s.ctx(), prefix(ctx), r, what, min)
-			p.hintf("omit retention to use the minimum, or raise it to at least %s", min)
+			p.errf(o.valPos("retention"), "%s: %sretention %s is smaller than %s (%s)", s.ctx(), prefix(ctx), fmtDur(r), what, fmtDur(min))
+			p.hintf("omit retention to use the minimum, or raise it to at least %s", fmtDur(min))
 			ok = false
 		}
 	}
@@ -1343,6 +1363,14 @@ func (p *parser) stepProcess(s *step) *Node {
 	return n
 }
 
+// shapeWords spells a join shape for messages: "stream-table".
+func shapeWords(js JoinShape) string {
+	if js == JoinForeignKey {
+		return "foreign-key"
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(string(js), "global_table", "global table"), "_", "-")
+}
+
 func (p *parser) stepJoin(s *step) *Node {
 	o := s.obj("with", "kind", "fn", "expr", "value", "window", "key_fn", "key_expr", "foreign_key_fn", "foreign_key_expr")
 	n := s.newNode()
@@ -1400,20 +1428,20 @@ func (p *parser) stepJoin(s *step) *Node {
 	n.WindowedKey, n.Window = false, nil
 	// Options that belong to other join shapes.
 	if j.Shape != JoinStreamStream && o.has("window") {
-		s.errf(o.keyPos("window"), "window is only for stream-stream joins, not %s", j.Shape)
+		s.errf(o.keyPos("window"), "window is only for stream-stream joins, not %s", shapeWords(j.Shape))
 	}
 	for _, k := range []string{"key_fn", "key_expr"} {
 		if j.Shape != JoinStreamGlobal && o.has(k) {
-			s.errf(o.keyPos(k), "%s is only for stream-global_table joins, not %s", k, j.Shape)
+			s.errf(o.keyPos(k), "%s is only for stream-global table joins, not %s", k, shapeWords(j.Shape))
 		}
 	}
 	for _, k := range []string{"foreign_key_fn", "foreign_key_expr"} {
 		if j.Shape != JoinForeignKey && o.has(k) {
-			s.errf(o.keyPos(k), "%s is only for table-table joins, not %s", k, j.Shape)
+			s.errf(o.keyPos(k), "%s is only for table-table joins, not %s", k, shapeWords(j.Shape))
 		}
 	}
 	if j.Kind == JoinOuter && (j.Shape == JoinStreamTable || j.Shape == JoinStreamGlobal || j.Shape == JoinForeignKey) {
-		s.errf(o.valPos("kind"), "kind %q is not supported for %s joins, want inner or left", j.Kind, j.Shape)
+		s.errf(o.valPos("kind"), "kind %q is not supported for %s joins, want inner or left", j.Kind, shapeWords(j.Shape))
 	}
 	keyMismatch := func() {
 		s.errf(s.pos, "key type %q of %q does not match %q of %q", typeString(right.Key), right.Name, typeString(left.Key), left.Name)
