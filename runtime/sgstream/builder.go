@@ -56,6 +56,7 @@ const (
 	TopicRepartition                  // <app id>-<name>-repartition
 	TopicChangelog                    // <app id>-<store>-changelog
 	TopicInternal                     // other internal topics (foreign-key joins)
+	TopicGlobal                       // read as a global table by a global task
 )
 
 // TopicSpec describes a topic the topology reads or writes.

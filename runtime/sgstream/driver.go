@@ -175,24 +175,10 @@ func (d *TestDriver) route(r *RawRecord) (*Task, error) {
 	d.offsets[r.Topic] = offs
 	s := d.tp.SubTopologyOf(r.Topic)
 	id := TaskID{Sub: s.ID, Partition: r.Partition}
-	t, ok := d.tasks[id]
-	if !ok {
-		var err error
-		t, err = d.tp.NewTask(id, TaskConfig{
-			Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.logger,
-			Deserialization: d.cfg.deser, Processing: d.cfg.proc, DeadLetterTopic: d.cfg.dlq,
-			InvalidTime: d.cfg.invalidTime, Now: func() int64 { return d.wall },
-		})
-		if err != nil {
-			return nil, err
-		}
-		if err := t.Init(); err != nil {
-			return nil, err
-		}
-		d.tasks[id] = t
-		d.order = append(d.order, id)
+	if d.tp.IsGlobal(s) {
+		id.Partition = GlobalPartition
 	}
-	return t, nil
+	return d.taskFor(id)
 }
 
 // choosePartition is Kafka's default partitioner for keyed records; records

@@ -16,6 +16,9 @@ type Table[K, V any] struct {
 	getter func(t *Task) (ValueGetter[K, V], error)
 	// store is the name of the store that materializes the table, or "".
 	store string
+	// old records whether downstream operators need old values (Kafka
+	// Streams' sendOldValues); see SendOldValues.
+	old *tableOpts
 	// Key and Value serialize the table's keys and values where needed.
 	Key   serdes.Serde[K]
 	Value serdes.Serde[V]
@@ -33,7 +36,7 @@ type ValueGetter[K, V any] interface {
 // up; store names the materializing store or is "".
 func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *Task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
 	f := &fanout[K, Change[V]]{}
-	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, Key: key, Value: value}, f
+	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, old: &tableOpts{}, Key: key, Value: value}, f
 }
 
 // Info is the node that produces the table.

@@ -116,6 +116,10 @@ type Task struct {
 	streamPunct []*punctuation
 	wallPunct   []*punctuation
 	Stats       TaskStats
+
+	// closers run when the task closes, before its stores close (user
+	// processors' Close).
+	closers []func() error
 }
 
 type punctuation struct {
@@ -411,6 +415,12 @@ func (t *Task) Abort() error {
 // Close closes the task's stores.
 func (t *Task) Close() error {
 	var errs []error
+	for _, c := range t.closers {
+		if err := c(); err != nil {
+			errs = append(errs, fmt.Errorf("streamgen: task %s: close: %w", t.ID, err))
+		}
+	}
+	t.closers = nil
 	for _, name := range t.sortedStoreNames() {
 		if err := t.stores[name].Close(); err != nil {
 			errs = append(errs, fmt.Errorf("streamgen: task %s: close store %q: %w", t.ID, name, err))

@@ -1,0 +1,420 @@
+package sgstream
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/streamgen/streamgen/serdes"
+)
+
+// GroupByKey groups a stream by its key. When the key changed upstream
+// (generated code passes repartition = true after map, select_key,
+// flat_map or process), records go through the repartition topic
+// <app id>-<name>-repartition first, so each key's records meet in one
+// task, as Kafka Streams' groupByKey does.
+func GroupByKey[K, V any](s Stream[K, V], name string, repartition bool, key serdes.Serde[K], value serdes.Serde[V]) GroupedStream[K, V] {
+	if repartition {
+		s = Repartition(s, name, 0, key, value)
+	}
+	return GroupedStream[K, V]{Stream: s, Key: key, Value: value}
+}
+
+// GroupBy selects a new key and groups by it, always through the
+// repartition topic <app id>-<name>-repartition (KStream#groupBy).
+func GroupBy[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2, key serdes.Serde[K2], value serdes.Serde[V]) GroupedStream[K2, V] {
+	sel := SelectKey(s, name, fn)
+	return GroupedStream[K2, V]{Stream: Repartition(sel, name, 0, key, value), Key: key, Value: value}
+}
+
+// GroupByTable re-groups a table by a new key (KTable#groupBy with
+// KTableRepartitionMap): an update of a row is sent to the old group as a
+// subtraction of the old mapped value and to the new group as an addition
+// of the new mapped value, through <app id>-<name>-repartition. When both
+// map to the same group, one record carries both halves, so the aggregate
+// applies subtract then add and emits once. Mapped pairs with a null key or
+// value are not sent.
+func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, value V) (K2, V2), key serdes.Serde[K2], value serdes.Serde[V2]) GroupedTable[K2, V2] {
+	SendOldValues(t)
+	mapped, next := NewStream[K2, Change[V2]](t.b, t.b.AddNode(name, "table_group_by", t.info))
+	var kbufOld, kbufNew []byte
+	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+		if r.KeyNull {
+			return fmt.Errorf("%w: node %q: table record with null key", ErrProcessing, name)
+		}
+		var oldK, newK K2
+		var oldV, newV V2
+		oldOK, newOK := false, false
+		if !r.Value.OldNull {
+			oldK, oldV = fn(r.Key, r.Value.Old)
+			oldOK = !isNull(oldK) && !isNull(oldV)
+		}
+		if !r.Value.NewNull {
+			newK, newV = fn(r.Key, r.Value.New)
+			newOK = !isNull(newK) && !isNull(newV)
+		}
+		if oldOK && newOK {
+			// Same group: compare the serialized keys, which is what
+			// decides the partition and the store key.
+			var err error
+			if kbufOld, err = key.Append(kbufOld[:0], oldK); err != nil {
+				return fmt.Errorf("%w: node %q: serialize key: %w", ErrProcessing, name, err)
+			}
+			if kbufNew, err = key.Append(kbufNew[:0], newK); err != nil {
+				return fmt.Errorf("%w: node %q: serialize key: %w", ErrProcessing, name, err)
+			}
+			if bytes.Equal(kbufOld, kbufNew) {
+				return next.Process(Record[K2, Change[V2]]{Key: newK, Value: Change[V2]{New: newV, Old: oldV}, Timestamp: r.Timestamp, Headers: r.Headers})
+			}
+		}
+		if oldOK {
+			if err := next.Process(Record[K2, Change[V2]]{Key: oldK, Value: Change[V2]{Old: oldV, NewNull: true}, Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+				return err
+			}
+		}
+		if newOK {
+			return next.Process(Record[K2, Change[V2]]{Key: newK, Value: Change[V2]{New: newV, OldNull: true}, Timestamp: r.Timestamp, Headers: r.Headers})
+		}
+		return nil
+	}))
+	rs := Repartition(mapped, name, 0, key, ChangeSerde[V2]{Inner: value})
+	g, in := NewGroupedTable[K2, V2](t.b, rs.Info(), key, value)
+	rs.To(in)
+	return g
+}
+
+// ChangeSerde serializes a table change through a repartition topic with
+// both halves in one record, in the layout of Kafka Streams' 4.x
+// ChangedSerializer: a trailing flag byte says which halves are present
+// (0 old only, 1 new only, 2 both); with both, the new value's length
+// comes first as 4 big-endian bytes, then new, then old.
+type ChangeSerde[V any] struct{ Inner serdes.Serde[V] }
+
+const (
+	changeOldOnly byte = 0
+	changeNewOnly byte = 1
+	changeBoth    byte = 2
+)
+
+// Append encodes c; a change with neither half is an error.
+func (s ChangeSerde[V]) Append(dst []byte, c Change[V]) ([]byte, error) {
+	var err error
+	switch {
+	case !c.NewNull && !c.OldNull:
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		if dst, err = s.Inner.Append(dst, c.New); err != nil {
+			return dst, err
+		}
+		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+		if dst, err = s.Inner.Append(dst, c.Old); err != nil {
+			return dst, err
+		}
+		return append(dst, changeBoth), nil
+	case !c.NewNull:
+		if dst, err = s.Inner.Append(dst, c.New); err != nil {
+			return dst, err
+		}
+		return append(dst, changeNewOnly), nil
+	case !c.OldNull:
+		if dst, err = s.Inner.Append(dst, c.Old); err != nil {
+			return dst, err
+		}
+		return append(dst, changeOldOnly), nil
+	}
+	return dst, fmt.Errorf("streamgen: change with neither new nor old value")
+}
+
+// Decode decodes a change written by Append.
+func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
+	if len(b) == 0 {
+		return c, fmt.Errorf("streamgen: empty change record")
+	}
+	flag, body := b[len(b)-1], b[:len(b)-1]
+	c.NewNull, c.OldNull = true, true
+	switch flag {
+	case changeNewOnly:
+		c.New, err = s.Inner.Decode(body)
+		c.NewNull = false
+	case changeOldOnly:
+		c.Old, err = s.Inner.Decode(body)
+		c.OldNull = false
+	case changeBoth:
+		if len(body) < 4 || int(binary.BigEndian.Uint32(body)) > len(body)-4 {
+			return c, fmt.Errorf("streamgen: change record: bad new-value length")
+		}
+		n := int(binary.BigEndian.Uint32(body))
+		if c.New, err = s.Inner.Decode(body[4 : 4+n]); err != nil {
+			return c, err
+		}
+		c.Old, err = s.Inner.Decode(body[4+n:])
+		c.NewNull, c.OldNull = false, false
+	default:
+		return c, fmt.Errorf("streamgen: change record: unknown flag %d", flag)
+	}
+	return c, err
+}
+
+// aggStore declares an aggregation's key-value store (logged, Pebble
+// unless the driver or engine runs in memory).
+func aggStore(b *Builder, info *NodeInfo, store string) {
+	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+}
+
+// Count counts the records of each key (KGroupedStream#count): records
+// with a null key or value are dropped; every update is emitted.
+func Count[K, V any](g GroupedStream[K, V], name, store string) Table[K, int64] {
+	return Aggregate(g, name, store, func() int64 { return 0 }, func(_ K, _ V, n int64) int64 { return n + 1 }, serdes.Int64)
+}
+
+// Reduce combines the values of each key (KStreamReduce): the first value
+// is stored as it is, later ones are reducer(aggregate, value); records with
+// a null key or value are dropped; the result's timestamp is the largest
+// record timestamp seen for the key.
+func Reduce[K, V any](g GroupedStream[K, V], name, store string, reducer func(agg, value V) V) Table[K, V] {
+	return streamAggregate(g, name, "reduce", store, g.Value, func(k K, v V, old V, found bool) V {
+		if !found {
+			return v
+		}
+		return reducer(old, v)
+	})
+}
+
+// Aggregate folds the values of each key (KStreamAggregate): init() starts
+// a key's aggregate, agg adds a value; records with a null key or value are
+// dropped; the result's timestamp is max(record ts, previous aggregate ts).
+// An aggregator returning a null value deletes the key.
+func Aggregate[K, V, A any](g GroupedStream[K, V], name, store string, init func() A, agg func(key K, value V, agg A) A, aggSerde serdes.Serde[A]) Table[K, A] {
+	return streamAggregate(g, name, "aggregate", store, aggSerde, func(k K, v V, old A, found bool) A {
+		if !found {
+			old = init()
+		}
+		return agg(k, v, old)
+	})
+}
+
+// streamAggregate is KStreamAggregate and KStreamReduce: step computes the
+// new aggregate from the record and the old aggregate (found false: none).
+func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, V, A, bool) A) Table[K, A] {
+	b := g.Stream.b
+	info := b.AddNode(name, op, g.Stream.info)
+	aggStore(b, info, store)
+	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
+	u := &aggUpdater[K, A]{out: out}
+	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
+	g.Stream.To(NodeFunc[K, V](func(r Record[K, V]) error {
+		if r.KeyNull || r.ValueNull {
+			u.t.Logger().Warn("skipping record with null key or value", "node", name)
+			u.t.Drop()
+			return nil
+		}
+		old, oldTs, found, err := u.kv.Get(r.Key)
+		if err != nil {
+			return err
+		}
+		ts := r.Timestamp
+		if found && oldTs > ts {
+			ts = oldTs
+		}
+		return u.update(r.Key, step(r.Key, r.Value, old, found), old, found, ts, r.Headers)
+	}))
+	return tbl
+}
+
+// aggUpdater writes an aggregate and forwards the change, itself or through
+// the record cache.
+type aggUpdater[K, A any] struct {
+	t   *Task
+	kv  *KVStore[K, A]
+	out Node[K, Change[A]]
+}
+
+func (u *aggUpdater[K, A]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
+	kv, err := OpenKVStore(t, store, key, value)
+	if err != nil {
+		return err
+	}
+	u.t, u.kv = t, kv
+	kv.SetFlushListener(func(k K, ch Change[A], ts int64) error {
+		return u.out.Process(Record[K, Change[A]]{Key: k, Value: ch, Timestamp: ts})
+	})
+	return nil
+}
+
+func (u *aggUpdater[K, A]) update(key K, agg, old A, found bool, ts int64, headers []Header) error {
+	null := isNull(agg)
+	var err error
+	if null {
+		err = u.kv.Delete(key)
+	} else {
+		err = u.kv.Put(key, agg, ts)
+	}
+	if err != nil || !u.kv.Forwards() {
+		return err
+	}
+	ch := Change[A]{New: agg, NewNull: null, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, Change[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+}
+
+// CountTable counts the rows of each group of a re-grouped table
+// (KGroupedTable#count): an update moving a row decrements the old group
+// and increments the new one; a count reaches 0, never a tombstone.
+func CountTable[K, V any](g GroupedTable[K, V], name, store string) Table[K, int64] {
+	return AggregateTable(g, name, store, func() int64 { return 0 },
+		func(_ K, _ V, n int64) int64 { return n + 1 },
+		func(_ K, _ V, n int64) int64 { return n - 1 }, serdes.Int64)
+}
+
+// ReduceTable reduces a re-grouped table (KTableReduce): subtractor removes
+// a row's old value, adder adds its new one; the first value of a group is
+// stored as it is.
+func ReduceTable[K, V any](g GroupedTable[K, V], name, store string, adder, subtractor func(agg, value V) V) Table[K, V] {
+	return tableAggregate(g, name, "reduce", store, g.Value, func(k K, ch Change[V], old V, found bool, ts, oldTs int64) (V, bool, int64) {
+		agg, has := old, found
+		if !ch.OldNull && found {
+			agg = subtractor(agg, ch.Old)
+			has = !isNull(agg)
+			ts = max(ts, oldTs)
+		}
+		if !ch.NewNull {
+			if !has {
+				agg, has = ch.New, true
+			} else {
+				agg = adder(agg, ch.New)
+				has = !isNull(agg)
+				if found {
+					ts = max(ts, oldTs)
+				}
+			}
+		}
+		return agg, has, ts
+	})
+}
+
+// AggregateTable aggregates a re-grouped table (KTableAggregate): init()
+// starts a group, subtractor removes a row's old value, adder adds its new
+// one; the result's timestamp is max(record ts, previous aggregate ts).
+func AggregateTable[K, V, A any](g GroupedTable[K, V], name, store string, init func() A, adder, subtractor func(key K, value V, agg A) A, aggSerde serdes.Serde[A]) Table[K, A] {
+	return tableAggregate(g, name, "aggregate", store, aggSerde, func(k K, ch Change[V], old A, found bool, ts, oldTs int64) (A, bool, int64) {
+		agg, has := old, found
+		if !ch.OldNull && found {
+			agg = subtractor(k, ch.Old, agg)
+			has = !isNull(agg)
+			ts = max(ts, oldTs)
+		}
+		if !ch.NewNull {
+			if !has {
+				agg = init()
+			}
+			agg = adder(k, ch.New, agg)
+			has = !isNull(agg)
+			if found {
+				ts = max(ts, oldTs)
+			}
+		}
+		return agg, has, ts
+	})
+}
+
+func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, Change[V], A, bool, int64, int64) (A, bool, int64)) Table[K, A] {
+	b := g.b
+	info := b.AddNode(name, op, g.info)
+	aggStore(b, info, store)
+	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
+	u := &aggUpdater[K, A]{out: out}
+	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
+	g.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+		if r.KeyNull {
+			return fmt.Errorf("%w: node %q: table aggregate record with null key", ErrProcessing, name)
+		}
+		old, oldTs, found, err := u.kv.Get(r.Key)
+		if err != nil {
+			return err
+		}
+		agg, has, ts := step(r.Key, r.Value, old, found, r.Timestamp, oldTs)
+		if !has {
+			return u.deleteAgg(r.Key, old, found, ts, r.Headers)
+		}
+		return u.update(r.Key, agg, old, found, ts, r.Headers)
+	}))
+	return tbl
+}
+
+// deleteAgg removes an aggregate that became null and forwards the
+// tombstone.
+func (u *aggUpdater[K, A]) deleteAgg(key K, old A, found bool, ts int64, headers []Header) error {
+	if err := u.kv.Delete(key); err != nil || !u.kv.Forwards() {
+		return err
+	}
+	ch := Change[A]{NewNull: true, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, Change[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+}
+
+// CogroupedStream collects grouped streams of one key type, each with its
+// own aggregator, into one aggregate (KIP-150 cogroup). Build it with
+// Cogroup and CogroupWith, then call CogroupAggregate.
+type CogroupedStream[K, A any] struct {
+	b      *Builder
+	inputs []cogroupInput[K, A]
+	Key    serdes.Serde[K]
+}
+
+type cogroupInput[K, A any] struct {
+	info   *NodeInfo
+	attach func(name string, u *aggUpdater[K, A], init func() A) *NodeInfo
+}
+
+// Cogroup starts a cogroup with g and its aggregator.
+func Cogroup[K, V, A any](g GroupedStream[K, V], agg func(key K, value V, agg A) A) *CogroupedStream[K, A] {
+	c := &CogroupedStream[K, A]{b: g.Stream.b, Key: g.Key}
+	return CogroupWith(c, g, agg)
+}
+
+// CogroupWith adds another grouped stream and its aggregator.
+func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], agg func(key K, value V, agg A) A) *CogroupedStream[K, A] {
+	c.inputs = append(c.inputs, cogroupInput[K, A]{info: g.Stream.info, attach: func(name string, u *aggUpdater[K, A], init func() A) *NodeInfo {
+		info := c.b.AddNode(name, "cogroup_aggregate", g.Stream.info)
+		g.Stream.To(NodeFunc[K, V](func(r Record[K, V]) error {
+			if r.KeyNull || r.ValueNull {
+				u.t.Logger().Warn("skipping record with null key or value", "node", name)
+				u.t.Drop()
+				return nil
+			}
+			old, oldTs, found, err := u.kv.Get(r.Key)
+			if err != nil {
+				return err
+			}
+			ts := r.Timestamp
+			a := old
+			if found {
+				ts = max(ts, oldTs)
+			} else {
+				a = init()
+			}
+			return u.update(r.Key, agg(r.Key, r.Value, a), old, found, ts, r.Headers)
+		}))
+		return info
+	}})
+	return c
+}
+
+// CogroupAggregate aggregates every input of c into one store: each input's
+// records are folded by its own aggregator into the shared aggregate
+// (KStreamAggregate semantics per input), and every update is forwarded.
+// The input nodes are named <name>-cogroup-agg-<i>; the merged table's node
+// is name. Windowed cogroup is not supported.
+func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, init func() A, aggSerde serdes.Serde[A]) Table[K, A] {
+	var infos []*NodeInfo
+	u := &aggUpdater[K, A]{}
+	for i, in := range c.inputs {
+		info := in.attach(fmt.Sprintf("%s-cogroup-agg-%d", name, i), u, init)
+		aggStore(c.b, info, store)
+		infos = append(infos, info)
+	}
+	merge := c.b.AddNode(name, "cogroup_merge", infos...)
+	c.b.UseStore(merge, store)
+	tbl, out := NewTable(c.b, merge, storeGetter(store, c.Key, aggSerde), store, c.Key, aggSerde)
+	u.out = out
+	c.b.OnInit(merge, func(t *Task) error { return u.init(t, store, c.Key, aggSerde) })
+	return tbl
+}

@@ -1,0 +1,301 @@
+package sgstream
+
+import (
+	"github.com/streamgen/streamgen/serdes"
+)
+
+// tableOpts is the build-time state a table handle shares with the nodes
+// created from it.
+type tableOpts struct {
+	// sendOld is set when an operator downstream needs old values (Kafka
+	// Streams' enableSendingOldValues). It changes one observable thing:
+	// a table filter then skips updates whose new and old values both fail
+	// the predicate instead of forwarding a tombstone.
+	sendOld bool
+	// parent propagates the request upstream through unmaterialized
+	// tables (filter, map_values, suppress).
+	parent func()
+}
+
+// SendOldValues records that an operator downstream of t needs the old
+// value of each change (table group-by, suppress, table-table joins call
+// it, as their Kafka Streams counterparts call enableSendingOldValues). Call
+// it while building, before the first record.
+func SendOldValues[K, V any](t Table[K, V]) {
+	if t.old == nil || t.old.sendOld {
+		return
+	}
+	t.old.sendOld = true
+	if t.old.parent != nil {
+		t.old.parent()
+	}
+}
+
+func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendOld }
+
+// TableSource reads a topic as a table materialized in store (Kafka
+// Streams' builder.table): a null value deletes the key, a null key is
+// dropped (counted in Dropped), and every update is forwarded as a Change
+// carrying the value it replaced. The store is logged; its changelog is
+// <app id>-<store>-changelog.
+func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
+	info := b.AddNode(name, "table_source")
+	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+	tbl, out := NewTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
+	up := &tableUpserter[K, V]{out: out}
+	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+		r, ok, err := decodeRecord(t, raw, cfg)
+		if err != nil || !ok {
+			return err
+		}
+		return up.Process(r)
+	})
+	return tbl
+}
+
+// ToTable turns a stream into a table materialized in store (Kafka
+// Streams' KStream#toTable): each record upserts its key, a null value
+// deletes it, a null key is dropped. When the key changed upstream,
+// generated code repartitions first (Repartition), as toTable does.
+func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], value serdes.Serde[V]) Table[K, V] {
+	info := s.b.AddNode(name, "to_table", s.info)
+	s.b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+	tbl, out := NewTable(s.b, info, storeGetter(store, key, value), store, key, value)
+	up := &tableUpserter[K, V]{out: out}
+	s.b.OnInit(info, func(t *Task) error { return up.init(t, store, key, value) })
+	s.To(up)
+	return tbl
+}
+
+// tableUpserter is KTableSource's processor: it writes each record to the
+// table's store and forwards the change (itself, or through the record
+// cache when the store is cached).
+type tableUpserter[K, V any] struct {
+	t   *Task
+	kv  *KVStore[K, V]
+	out Node[K, Change[V]]
+}
+
+func (u *tableUpserter[K, V]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[V]) error {
+	kv, err := OpenKVStore(t, store, key, value)
+	if err != nil {
+		return err
+	}
+	u.t, u.kv = t, kv
+	kv.SetFlushListener(func(k K, ch Change[V], ts int64) error {
+		return u.out.Process(Record[K, Change[V]]{Key: k, Value: ch, Timestamp: ts})
+	})
+	return nil
+}
+
+func (u *tableUpserter[K, V]) Process(r Record[K, V]) error {
+	if r.KeyNull {
+		u.t.Logger().Warn("skipping table record with null key", "node", "table")
+		u.t.Drop()
+		return nil
+	}
+	old, _, found, err := u.kv.Get(r.Key)
+	if err != nil {
+		return err
+	}
+	if r.ValueNull {
+		err = u.kv.Delete(r.Key)
+	} else {
+		err = u.kv.Put(r.Key, r.Value, r.Timestamp)
+	}
+	if err != nil || !u.kv.Forwards() {
+		return err
+	}
+	ch := Change[V]{New: r.Value, NewNull: r.ValueNull, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, Change[V]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
+}
+
+// GlobalTable is a handle on a GlobalKTable: a table every task can look up
+// in full, whatever partitions it processes.
+//
+// How it works: GlobalTableSource declares its topic with role TopicGlobal
+// and its store (not logged: the topic is the changelog), which makes the
+// source a sub-topology of its own that Topology.IsGlobal reports. Engines
+// run a global sub-topology as one task, TaskID{Sub, GlobalPartition}, fed
+// by every partition of the topic (the test driver routes the topic's
+// records there; the Kafka engine must bootstrap it before other tasks
+// start). Other tasks never open the global store themselves: a join node
+// must NOT declare it with AddStore or UseStore (that would merge the
+// sub-topologies); it calls Getter() in its OnInit, which goes through
+// Task.GlobalStore to the store provider (GlobalStoreProvider).
+type GlobalTable[K, V any] struct {
+	info  *NodeInfo
+	store string
+	// Key and Value are the table's serdes.
+	Key   serdes.Serde[K]
+	Value serdes.Serde[V]
+}
+
+// GlobalTableSource reads a topic as a global table materialized in store.
+// Null keys are dropped and null values delete; nothing is forwarded.
+func GlobalTableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) GlobalTable[K, V] {
+	info := b.AddNode(name, "global_table_source")
+	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: TopicGlobal, Partitions: cfg.Partitions})
+	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore})
+	up := &tableUpserter[K, V]{out: &fanout[K, Change[V]]{}}
+	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+		r, ok, err := decodeRecord(t, raw, cfg)
+		if err != nil || !ok {
+			return err
+		}
+		return up.Process(r)
+	})
+	return GlobalTable[K, V]{info: info, store: store, Key: cfg.Key, Value: cfg.Value}
+}
+
+// Info is the global table's source node.
+func (g GlobalTable[K, V]) Info() *NodeInfo { return g.info }
+
+// StoreName is the global store's name.
+func (g GlobalTable[K, V]) StoreName() string { return g.store }
+
+// Getter returns the per-task value getter factory: call it in a node's
+// OnInit to look the global table up from any task.
+func (g GlobalTable[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) {
+	return func(t *Task) (ValueGetter[K, V], error) {
+		s, err := t.GlobalStore(g.store)
+		if err != nil {
+			return nil, err
+		}
+		kv, err := NewKVStore(s, g.Key, g.Value)
+		if err != nil {
+			return nil, err
+		}
+		return kvGetter[K, V]{kv}, nil
+	}
+}
+
+// FilterTable keeps the table rows for which pred is true (KTableFilter):
+// an update whose new value fails is forwarded as a tombstone, so rows
+// leave the filtered table; when a downstream operator needs old values
+// (SendOldValues), an update whose new and old values both fail is
+// skipped. Lookups (joins) see only passing rows.
+func FilterTable[K, V any](t Table[K, V], name string, pred func(key K, value V) bool) Table[K, V] {
+	return filterTable(t, name, "filter", pred, true)
+}
+
+// FilterNotTable drops the table rows for which pred is true; see
+// FilterTable.
+func FilterNotTable[K, V any](t Table[K, V], name string, pred func(key K, value V) bool) Table[K, V] {
+	return filterTable(t, name, "filter_not", pred, false)
+}
+
+func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool, keep bool) Table[K, V] {
+	info := t.b.AddNode(name, op, t.info)
+	var getter func(*Task) (ValueGetter[K, V], error)
+	if pg := t.getter; pg != nil {
+		getter = func(tk *Task) (ValueGetter[K, V], error) {
+			g, err := pg(tk)
+			if err != nil {
+				return nil, err
+			}
+			return filterGetter[K, V]{g, pred, keep}, nil
+		}
+	}
+	out, next := NewTable(t.b, info, getter, "", t.Key, t.Value)
+	out.old.parent = func() { SendOldValues(t) }
+	opts := out.old
+	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+		in := r.Value
+		ch := Change[V]{OldNull: true}
+		if !in.NewNull && pred(r.Key, in.New) == keep {
+			ch.New = in.New
+		} else {
+			ch.NewNull = true
+		}
+		if opts.sendOld && !in.OldNull && pred(r.Key, in.Old) == keep {
+			ch.Old, ch.OldNull = in.Old, false
+		}
+		if opts.sendOld && ch.NewNull && ch.OldNull {
+			return nil
+		}
+		r.Value = ch
+		return next.Process(r)
+	}))
+	return out
+}
+
+type filterGetter[K, V any] struct {
+	parent ValueGetter[K, V]
+	pred   func(K, V) bool
+	keep   bool
+}
+
+func (g filterGetter[K, V]) Get(key K) (v V, ts int64, found bool, err error) {
+	v, ts, found, err = g.parent.Get(key)
+	if err != nil || !found || g.pred(key, v) != g.keep {
+		var zero V
+		return zero, 0, false, err
+	}
+	return v, ts, true, nil
+}
+
+// MapValuesTable maps every row's value (KTableMapValues): tombstones stay
+// tombstones, and a mapper that returns a null value deletes the row.
+// value serializes the new values where needed.
+func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, value V) V2, value serdes.Serde[V2]) Table[K, V2] {
+	info := t.b.AddNode(name, "map_values", t.info)
+	var getter func(*Task) (ValueGetter[K, V2], error)
+	if pg := t.getter; pg != nil {
+		getter = func(tk *Task) (ValueGetter[K, V2], error) {
+			g, err := pg(tk)
+			if err != nil {
+				return nil, err
+			}
+			return mapGetter[K, V, V2]{g, fn}, nil
+		}
+	}
+	out, next := NewTable(t.b, info, getter, "", t.Key, value)
+	out.old.parent = func() { SendOldValues(t) }
+	opts := out.old
+	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+		in := r.Value
+		ch := Change[V2]{NewNull: true, OldNull: true}
+		if !in.NewNull {
+			ch.New = fn(r.Key, in.New)
+			ch.NewNull = isNull(ch.New)
+		}
+		if opts.sendOld && !in.OldNull {
+			ch.Old = fn(r.Key, in.Old)
+			ch.OldNull = isNull(ch.Old)
+		}
+		return next.Process(Record[K, Change[V2]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+type mapGetter[K, V, V2 any] struct {
+	parent ValueGetter[K, V]
+	fn     func(K, V) V2
+}
+
+func (g mapGetter[K, V, V2]) Get(key K) (v2 V2, ts int64, found bool, err error) {
+	v, ts, found, err := g.parent.Get(key)
+	if err != nil || !found {
+		return v2, 0, false, err
+	}
+	v2 = g.fn(key, v)
+	if isNull(v2) {
+		var zero V2
+		return zero, 0, false, nil
+	}
+	return v2, ts, true, nil
+}
+
+// ToStream turns a table into the stream of its updates (KTable#toStream):
+// every change is forwarded with its new value, tombstones included.
+func ToStream[K, V any](t Table[K, V], name string) Stream[K, V] {
+	out, next := NewStream[K, V](t.b, t.b.AddNode(name, "to_stream", t.info))
+	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+		return next.Process(Record[K, V]{Key: r.Key, Value: r.Value.New, ValueNull: r.Value.NewNull, Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
