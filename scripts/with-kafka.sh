@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs a command against a fresh single-node Kafka broker and stops the broker afterwards.
+#
+# Usage: scripts/with-kafka.sh <command> [args...]
+#   e.g. scripts/with-kafka.sh go test ./...
+#
+# Fetches the jars if needed (scripts/kafka.sh fetch), starts a broker in a temporary
+# directory, exports STREAMGEN_KAFKA_BROKERS (address) and STREAMGEN_KAFKA_DIR (its state
+# directory) to the command, and exits with the command's exit status. The broker is
+# stopped and its directory removed on any exit, Ctrl-C included. Set
+# STREAMGEN_KAFKA_KEEP=1 to keep the directory (logs/server.log) for debugging.
+#
+# If STREAMGEN_KAFKA_BROKERS is already set, that broker is used and none is started.
+set -euo pipefail
+
+[[ $# -gt 0 ]] || {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+if [[ -n ${STREAMGEN_KAFKA_BROKERS:-} ]]; then
+	echo "with-kafka.sh: using STREAMGEN_KAFKA_BROKERS=$STREAMGEN_KAFKA_BROKERS" >&2
+	exec "$@"
+fi
+
+kafka=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kafka.sh
+dir=$(mktemp -d "${TMPDIR:-/tmp}/streamgen-kafka.XXXXXX")
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	bash "$kafka" stop "$dir" || true
+	if [[ -n ${STREAMGEN_KAFKA_KEEP:-} ]]; then
+		echo "with-kafka.sh: kept broker directory $dir" >&2
+	else
+		rm -rf "$dir"
+	fi
+}
+trap cleanup EXIT
+# Turn signals into a normal exit so the EXIT trap runs and the status says what happened.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+bash "$kafka" fetch
+line=$(bash "$kafka" start "$dir")
+export STREAMGEN_KAFKA_BROKERS=${line#STREAMGEN_KAFKA_BROKERS=}
+export STREAMGEN_KAFKA_DIR=$dir
+
+rc=0
+"$@" || rc=$?
+exit "$rc"
