@@ -156,7 +156,7 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	if err != nil {
 		rel = filepath.Base(c.spec)
 	}
-	files, err := gen.Generate(prog, gen.Config{SpecPath: filepath.ToSlash(rel), Tests: c.tests})
+	files, err := gen.Generate(prog, gen.Config{SpecPath: filepath.ToSlash(rel), OmitTests: !c.tests})
 	if err != nil {
 		fmt.Fprintln(stderr, strings.TrimRight(err.Error(), "\n"))
 		return ExitProblem

@@ -187,7 +187,7 @@ func choosePartition(key []byte, n int) int32 {
 	if key == nil || n <= 1 {
 		return 0
 	}
-	return sgpartition.Partition(key, n)
+	return sgpartition.Partition(key, int32(n))
 }
 
 func (d *TestDriver) commit(touched map[TaskID]bool) error {
