@@ -143,6 +143,13 @@ func TooDeep(b []byte) error {
 // MaxDepth is how deeply generated decoders let records nest.
 const MaxDepth = 256
 
+// MaxPrealloc bounds the capacity generated decoders reserve for a list or
+// map from its declared count. Counts are already limited by the input size,
+// but one input byte per element could still ask for a slice of large
+// records hundreds of times the input's size; beyond this bound the
+// collection grows as elements actually decode.
+const MaxPrealloc = 1024
+
 // typeName names the msgpack type of a first byte for error messages.
 func typeName(c byte) string {
 	switch {

@@ -1,0 +1,718 @@
+package gen
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/streamgen/streamgen/spec"
+)
+
+// Go representation of spec types (documented for users in the generated
+// code's package and in docs):
+//
+//	record field of type R       R (a value: a required record is always present)
+//	optional<R>                  *R (nil: absent)
+//	optional<T>, T scalar/enum   *T
+//	optional<list|map|bytes>     the slice or map itself; nil is absent, a
+//	                             non-nil empty value is present and empty
+//	list<T>                      []T, so list<R> is []R: one allocation for
+//	                             all elements instead of one per element
+//	map<string,T>                map[string]T
+//	enum E                       type E int32, with constants EValue
+//
+// Pointers therefore mean exactly "optional" inside records. Records used as
+// topic keys and values are *R in the topology (see valueType), so a nil
+// record there is a tombstone.
+
+// methods every record type has; fields must not take these names.
+var recordMethods = []string{"AppendMsg", "UnmarshalMsg", "IsNil"}
+
+// assignNames gives every record, enum, enum value and field its Go name and
+// reports collisions, so the later steps can assume names are unique.
+func assignNames(c *genCtx) error {
+	for _, e := range c.prog.Enums {
+		name := typeName(e.Name)
+		c.enumNames[e] = name
+		c.pkgScope.reserve(&c.diags, name, fmt.Sprintf("enum %q", e.Name), e.Pos)
+	}
+	for _, r := range c.prog.Records {
+		name := typeName(r.Name)
+		c.recordNames[r] = name
+		c.pkgScope.reserve(&c.diags, name, fmt.Sprintf("record %q", r.Name), r.Pos)
+	}
+	for _, e := range c.prog.Enums {
+		numbers := map[int32]string{}
+		for _, v := range e.Values {
+			what := fmt.Sprintf("enum %q: value %q", e.Name, v.Name)
+			if prev, ok := numbers[v.Number]; ok {
+				c.diags.add(v.Pos, "%s has number %d, already used by value %q", what, v.Number, prev)
+			}
+			numbers[v.Number] = v.Name
+			vn := GoName(v.Name)
+			if vn == "" {
+				c.diags.add(v.Pos, "%s has no letters or digits to make a Go name of", what)
+				continue
+			}
+			c.valueNames[v] = c.enumNames[e] + vn
+			c.pkgScope.reserve(&c.diags, c.valueNames[v], what, v.Pos)
+		}
+	}
+	for _, r := range c.prog.Records {
+		fields := newScope()
+		for _, m := range recordMethods {
+			fields.reserve(&c.diags, m, "method "+m+" of serdes.Record", spec.Pos{})
+		}
+		for _, f := range r.Fields {
+			what := fmt.Sprintf("record %q: field %q", r.Name, f.Name)
+			fn := GoName(f.Name)
+			if fn == "" {
+				c.diags.add(f.Pos, "%s has no letters or digits to make a Go name of", what)
+				continue
+			}
+			c.fieldNames[f] = fn
+			fields.reserve(&c.diags, fn, fmt.Sprintf("%s", what), f.Pos)
+		}
+	}
+	return nil
+}
+
+// checkTypes reports field types the Go mapping cannot express, and records
+// that contain themselves by value (infinite size: one link must be
+// optional, a list or a map).
+func checkTypes(c *genCtx) {
+	var check func(where string, pos spec.Pos, t *spec.Type)
+	check = func(where string, pos spec.Pos, t *spec.Type) {
+		switch {
+		case t == nil || t.Kind == spec.KindInvalid:
+			c.diags.add(pos, "%s: invalid type", where)
+		case (t.Kind == spec.KindOptional || t.Kind == spec.KindList || t.Kind == spec.KindMap) && t.Elem == nil:
+			c.diags.add(pos, "%s: %s without an element type", where, t.Kind)
+		case t.Kind == spec.KindOptional && t.Elem.Kind == spec.KindOptional:
+			c.diags.add(pos, "%s: type %q nests optional in optional, which has no Go representation", where, t.String())
+		case t.Kind == spec.KindRecord && (t.Record == nil || c.recordNames[t.Record] == ""):
+			c.diags.add(pos, "%s: unresolved record type", where)
+		case t.Kind == spec.KindEnum && (t.Enum == nil || c.enumNames[t.Enum] == ""):
+			c.diags.add(pos, "%s: unresolved enum type", where)
+		case t.Elem != nil:
+			check(where, pos, t.Elem)
+		}
+	}
+	for _, r := range c.prog.Records {
+		for _, f := range r.Fields {
+			check(fmt.Sprintf("record %q: field %q", r.Name, f.Name), f.Pos, f.Type)
+		}
+	}
+	// Cycles through required record fields.
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[*spec.Record]int{}
+	var visit func(r *spec.Record)
+	visit = func(r *spec.Record) {
+		state[r] = active
+		for _, f := range r.Fields {
+			if f.Type == nil || f.Type.Kind != spec.KindRecord || f.Type.Record == nil {
+				continue
+			}
+			switch state[f.Type.Record] {
+			case active:
+				c.diags.add(f.Pos, "record %q: field %q makes record %q contain itself; make the field optional<%s>",
+					r.Name, f.Name, f.Type.Record.Name, f.Type.Record.Name)
+			case unvisited:
+				visit(f.Type.Record)
+			}
+		}
+		state[r] = done
+	}
+	for _, r := range c.prog.Records {
+		if state[r] == unvisited {
+			visit(r)
+		}
+	}
+}
+
+// nilable reports whether optional<t> is represented by t's own Go type
+// (nil meaning absent) rather than by a pointer.
+func nilable(t *spec.Type) bool {
+	return t.Kind == spec.KindList || t.Kind == spec.KindMap || t.Kind == spec.KindBytes
+}
+
+// goType is the Go type of a spec type inside a record (records by value).
+func (c *genCtx) goType(t *spec.Type) *jen.Statement {
+	switch t.Kind {
+	case spec.KindString:
+		return jen.String()
+	case spec.KindBytes:
+		return jen.Index().Byte()
+	case spec.KindBool:
+		return jen.Bool()
+	case spec.KindInt32:
+		return jen.Int32()
+	case spec.KindInt64:
+		return jen.Int64()
+	case spec.KindUint32:
+		return jen.Uint32()
+	case spec.KindUint64:
+		return jen.Uint64()
+	case spec.KindFloat32:
+		return jen.Float32()
+	case spec.KindFloat64:
+		return jen.Float64()
+	case spec.KindTimestamp:
+		return jen.Qual("time", "Time")
+	case spec.KindDuration:
+		return jen.Qual("time", "Duration")
+	case spec.KindOptional:
+		if nilable(t.Elem) {
+			return c.goType(t.Elem)
+		}
+		return jen.Op("*").Add(c.goType(t.Elem))
+	case spec.KindList:
+		return jen.Index().Add(c.goType(t.Elem))
+	case spec.KindMap:
+		return jen.Map(jen.String()).Add(c.goType(t.Elem))
+	case spec.KindRecord:
+		return jen.Id(c.recordNames[t.Record])
+	case spec.KindEnum:
+		return jen.Id(c.enumNames[t.Enum])
+	}
+	panic(fmt.Sprintf("gen: goType of %v", t.Kind)) // checkTypes rejected it
+}
+
+// valueType is the Go type of a spec type as a topic or store key or value,
+// or a user function parameter: like goType, but a record is *R so that nil
+// is a tombstone.
+func (c *genCtx) valueType(t *spec.Type) *jen.Statement {
+	if t.Kind == spec.KindRecord {
+		return jen.Op("*").Id(c.recordNames[t.Record])
+	}
+	return c.goType(t)
+}
+
+// serdeExpr is an expression of type serdes.Serde[valueType(t)] for a topic
+// or store key or value of type t: Kafka-compatible primitive serdes,
+// serdes.Enum for enums and serdes.Msgpack for records.
+func (c *genCtx) serdeExpr(t *spec.Type) (*jen.Statement, error) {
+	prim := map[spec.TypeKind]string{
+		spec.KindString: "String", spec.KindBytes: "Bytes", spec.KindBool: "Bool",
+		spec.KindInt32: "Int32", spec.KindInt64: "Int64", spec.KindUint32: "Uint32", spec.KindUint64: "Uint64",
+		spec.KindFloat32: "Float32", spec.KindFloat64: "Float64", spec.KindTimestamp: "Timestamp",
+		spec.KindDuration: "Duration",
+	}
+	if name, ok := prim[t.Kind]; ok {
+		return jen.Qual(pathSerdes, name), nil
+	}
+	switch t.Kind {
+	case spec.KindRecord:
+		return jen.Qual(pathSerdes, "Msgpack").Types(jen.Id(c.recordNames[t.Record])).Call(), nil
+	case spec.KindEnum:
+		return jen.Qual(pathSerdes, "Enum").Types(jen.Id(c.enumNames[t.Enum])).Call(), nil
+	}
+	return nil, fmt.Errorf("no serde for type %q: topic and store keys and values must be primitives, enums or records", t.String())
+}
+
+// expr builds a fresh jennifer expression each call: jennifer statements
+// are mutable slices, so one must never be reused in two places.
+type expr func() *jen.Statement
+
+func id(name string) expr { return func() *jen.Statement { return jen.Id(name) } }
+
+func field(recv, name string) expr {
+	return func() *jen.Statement { return jen.Id(recv).Dot(name) }
+}
+
+func index(x expr, i string) expr { return func() *jen.Statement { return x().Index(jen.Id(i)) } }
+
+func deref(x expr) expr {
+	return func() *jen.Statement { return jen.Op("*").Add(x()) }
+}
+
+// primitive reader and writer names in serdes, by kind.
+var primFuncs = map[spec.TypeKind]string{
+	spec.KindString: "String", spec.KindBytes: "Bytes", spec.KindBool: "Bool",
+	spec.KindInt32: "Int32", spec.KindInt64: "Int64", spec.KindUint32: "Uint32", spec.KindUint64: "Uint64",
+	spec.KindFloat32: "Float32", spec.KindFloat64: "Float64",
+	spec.KindTimestamp: "Timestamp", spec.KindDuration: "Duration",
+}
+
+func bAssign(fn string, args ...jen.Code) *jen.Statement {
+	return jen.Id("b").Op("=").Qual(pathSerdes, fn).Call(append([]jen.Code{jen.Id("b")}, args...)...)
+}
+
+// appendValue returns statements appending v, of Go type goType(t), to b.
+// Record values must be addressable (AppendMsg has a pointer receiver).
+// depth makes loop variable names unique in nested lists and maps.
+func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return []jen.Code{bAssign("Append"+fn, v())}
+	}
+	d := strconv.Itoa(depth)
+	switch t.Kind {
+	case spec.KindEnum:
+		return []jen.Code{bAssign("AppendInt32", jen.Int32().Call(v()))}
+	case spec.KindRecord:
+		return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
+	case spec.KindOptional:
+		switch {
+		case t.Elem.Kind == spec.KindRecord:
+			// AppendMsg writes nil for a nil receiver.
+			return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
+		case nilable(t.Elem):
+			return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, v, depth)...)}
+		}
+		return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, deref(v), depth)...)}
+	case spec.KindList:
+		i := "i" + d
+		return []jen.Code{
+			bAssign("AppendArrayHeader", jen.Len(v())),
+			jen.For(jen.Id(i).Op(":=").Range().Add(v())).Block(c.appendValue(t.Elem, index(v, i), depth+1)...),
+		}
+	case spec.KindMap:
+		kb, k, val := "kb"+d, "k"+d, "v"+d
+		body := []jen.Code{
+			bAssign("AppendString", jen.Id(k)),
+			jen.Id(val).Op(":=").Add(v()).Index(jen.Id(k)),
+		}
+		body = append(body, c.appendValue(t.Elem, id(val), depth+1)...)
+		return []jen.Code{jen.Block(
+			jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
+			jen.Var().Id(kb).Index(jen.Lit(16)).String(),
+			bAssign("AppendMapHeader", jen.Len(v())),
+			jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Qual(pathSerdes, "SortedKeys").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
+		)}
+	}
+	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
+}
+
+// errCheck returns `if err != nil { return b, <wrap(err)> }`.
+func errCheck(wrap func(jen.Code) jen.Code) *jen.Statement {
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), wrap(jen.Err())))
+}
+
+// readValue returns statements decoding a value of type t from b into dst,
+// an assignable expression of Go type goType(t). wrap adds the field path to
+// an error. present is set for the element of an optional list, map or
+// bytes: an empty value then decodes as non-nil, because nil means absent.
+func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int, present bool) []jen.Code {
+	d := strconv.Itoa(depth)
+	if fn, ok := primFuncs[t.Kind]; ok {
+		out := []jen.Code{
+			jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Read"+fn).Call(jen.Id("b")),
+			errCheck(wrap),
+		}
+		if present && t.Kind == spec.KindBytes {
+			out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Index().Byte().Values()))
+		}
+		return out
+	}
+	switch t.Kind {
+	case spec.KindEnum:
+		x := "x" + d
+		return []jen.Code{jen.Block(
+			jen.Var().Id(x).Int32(),
+			jen.List(jen.Id(x), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadInt32").Call(jen.Id("b")),
+			errCheck(wrap),
+			dst().Op("=").Id(c.enumNames[t.Enum]).Call(jen.Id(x)),
+		)}
+	case spec.KindRecord:
+		return []jen.Code{
+			jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1)),
+			errCheck(wrap),
+		}
+	case spec.KindOptional:
+		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
+			jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
+			dst().Op("=").Nil(),
+		).Else().Block(c.readPresent(t.Elem, dst, wrap, depth)...)}
+	case spec.KindList:
+		n, i, z := "n"+d, "i"+d, "z"+d
+		alloc := dst().Op("=").Make(c.goType(t), jen.Lit(0), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
+		var allocStmt jen.Code = alloc
+		if !present {
+			// A required empty list decodes as nil, the zero value, so a
+			// zero record survives a round trip unchanged.
+			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
+		}
+		body := []jen.Code{dst().Op("=").Append(dst(), jen.Id(z))}
+		body = append(body, c.readValue(t.Elem, index(dst, i), func(e jen.Code) jen.Code {
+			return wrap(jen.Qual(pathSerdes, "WrapIndex").Call(e, jen.Id(i)))
+		}, depth+1, false)...)
+		return []jen.Code{jen.Block(
+			jen.Var().Id(n).Int(),
+			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadArrayHeader").Call(jen.Id("b")),
+			errCheck(wrap),
+			dst().Op("=").Nil(),
+			allocStmt,
+			jen.Var().Id(z).Add(c.goType(t.Elem)),
+			jen.For(jen.Id(i).Op(":=").Lit(0), jen.Id(i).Op("<").Id(n), jen.Id(i).Op("++")).Block(body...),
+		)}
+	case spec.KindMap:
+		n, k, v := "n"+d, "k"+d, "v"+d
+		alloc := dst().Op("=").Make(c.goType(t), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
+		var allocStmt jen.Code = alloc
+		if !present {
+			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
+		}
+		body := []jen.Code{
+			jen.Var().Id(k).String(),
+			jen.List(jen.Id(k), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadString").Call(jen.Id("b")),
+			errCheck(wrap),
+			jen.Var().Id(v).Add(c.goType(t.Elem)),
+		}
+		body = append(body, c.readValue(t.Elem, id(v), func(e jen.Code) jen.Code {
+			return wrap(jen.Qual(pathSerdes, "WrapKey").Call(e, jen.Id(k)))
+		}, depth+1, false)...)
+		body = append(body, dst().Index(jen.Id(k)).Op("=").Id(v))
+		return []jen.Code{jen.Block(
+			jen.Var().Id(n).Int(),
+			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
+			errCheck(wrap),
+			dst().Op("=").Nil(),
+			allocStmt,
+			jen.For(jen.Empty(), jen.Id(n).Op(">").Lit(0), jen.Id(n).Op("--")).Block(body...),
+		)}
+	}
+	panic(fmt.Sprintf("gen: readValue of %v", t.Kind))
+}
+
+// readPresent decodes the element of an optional value known not to be nil
+// into dst, of Go type goType(optional<t>).
+func (c *genCtx) readPresent(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+	switch {
+	case nilable(t):
+		return c.readValue(t, dst, wrap, depth, true)
+	case t.Kind == spec.KindRecord:
+		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))},
+			c.readValue(t, dst, wrap, depth, false)...)
+	}
+	p := "p" + strconv.Itoa(depth)
+	stmts := []jen.Code{jen.Id(p).Op(":=").New(c.goType(t))}
+	stmts = append(stmts, c.readValue(t, deref(id(p)), wrap, depth, false)...)
+	stmts = append(stmts, dst().Op("=").Id(p))
+	return []jen.Code{jen.Block(stmts...)}
+}
+
+// generateRecords writes streamgen_records.go: the version gate, the enums
+// and the record structs with their serdes methods. The file is emitted even
+// without records because the package's version gate lives in it.
+func generateRecords(c *genCtx) error {
+	checkTypes(c)
+	if len(c.diags) > 0 {
+		return nil
+	}
+	f := c.newFile(recordsFile)
+	versionGate(f)
+	for _, e := range c.prog.Enums {
+		c.genEnum(f, e)
+	}
+	for _, r := range c.prog.Records {
+		c.genRecord(f, r)
+	}
+	return nil
+}
+
+func (c *genCtx) genEnum(f *jen.File, e *spec.Enum) {
+	name := c.enumNames[e]
+	f.Line()
+	fileDoc(f, e.Doc, fmt.Sprintf("%s is the enum %q of the spec.", name, e.Name), false, "")
+	f.Comment("//")
+	f.Comment("// On the wire it is its int32 number. Numbers this schema does not declare")
+	f.Comment("// (written by a newer schema) are kept as they are.")
+	f.Type().Id(name).Int32()
+	if len(e.Values) > 0 {
+		var defs []jen.Code
+		for _, v := range e.Values {
+			defs = append(defs, docComment(v.Doc, fmt.Sprintf("%s is %q.", c.valueNames[v], v.Name), false, "")...)
+			defs = append(defs, jen.Id(c.valueNames[v]).Id(name).Op("=").Lit(int(v.Number)))
+		}
+		f.Const().Defs(defs...)
+	}
+	var cases []jen.Code
+	for _, v := range e.Values {
+		cases = append(cases, jen.Case(jen.Id(c.valueNames[v])).Block(jen.Return(jen.Lit(v.Name))))
+	}
+	f.Comment("// String returns the spec name of the value, or " + strconv.Quote(name+"(7)") + " for a number the")
+	f.Comment("// schema does not declare.")
+	f.Func().Params(jen.Id("e").Id(name)).Id("String").Params().String().Block(
+		jen.Switch(jen.Id("e")).Block(cases...),
+		jen.Return(jen.Lit(name+"(").Op("+").Qual("strconv", "FormatInt").Call(jen.Int64().Call(jen.Id("e")), jen.Lit(10)).Op("+").Lit(")")),
+	)
+}
+
+func (c *genCtx) genRecord(f *jen.File, r *spec.Record) {
+	name := c.recordNames[r]
+	f.Line()
+	fileDoc(f, r.Doc, fmt.Sprintf("%s is the record %q of the spec.", name, r.Name), r.Deprecated,
+		fmt.Sprintf("the spec marks record %q deprecated.", r.Name))
+	var fields []jen.Code
+	for _, fl := range r.Fields {
+		fields = append(fields, docComment(fl.Doc, "", fl.Deprecated, fmt.Sprintf("the spec marks field %q deprecated.", fl.Name))...)
+		tag := fl.Name
+		if fl.Type.Kind == spec.KindOptional {
+			tag += ",omitempty"
+		}
+		fields = append(fields, jen.Id(c.fieldNames[fl]).Add(c.goType(fl.Type)).Tag(map[string]string{"json": tag}))
+	}
+	f.Type().Id(name).Struct(fields...)
+	f.Line()
+	f.Var().Id("_").Qual(pathSerdes, "Record").Op("=").Parens(jen.Op("*").Id(name)).Parens(jen.Nil())
+
+	c.genAppendMsg(f, r)
+	c.genUnmarshalMsg(f, r)
+
+	f.Comment("// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil")
+	f.Comment("// receiver, which is how the runtime recognises a tombstone returned by user code.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("IsNil").Params().Bool().Block(jen.Return(jen.Id("r").Op("==").Nil()))
+}
+
+func (c *genCtx) genAppendMsg(f *jen.File, r *spec.Record) {
+	name := c.recordNames[r]
+	required := 0
+	var count []jen.Code
+	for _, fl := range r.Fields {
+		if fl.Type.Kind == spec.KindOptional {
+			count = append(count, jen.If(jen.Id("r").Dot(c.fieldNames[fl]).Op("!=").Nil()).Block(jen.Id("n").Op("++")))
+		} else {
+			required++
+		}
+	}
+	body := []jen.Code{
+		jen.If(jen.Id("r").Op("==").Nil()).Block(jen.Return(jen.Qual(pathSerdes, "AppendNil").Call(jen.Id("b")))),
+	}
+	if len(count) > 0 {
+		body = append(body, jen.Id("n").Op(":=").Lit(required))
+		body = append(body, count...)
+		body = append(body, bAssign("AppendMapHeader", jen.Id("n")))
+	} else {
+		body = append(body, bAssign("AppendMapHeader", jen.Lit(required)))
+	}
+	for _, fl := range r.Fields {
+		v := field("r", c.fieldNames[fl])
+		key := c.appendKey(fl.ID)
+		t := fl.Type
+		if t.Kind != spec.KindOptional {
+			body = append(body, key)
+			body = append(body, c.appendValue(t, v, 0)...)
+			continue
+		}
+		var inner []jen.Code
+		switch {
+		case t.Elem.Kind == spec.KindRecord || nilable(t.Elem):
+			inner = c.appendValue(t.Elem, v, 0)
+		default:
+			inner = c.appendValue(t.Elem, deref(v), 0)
+		}
+		body = append(body, jen.If(v().Op("!=").Nil()).Block(append([]jen.Code{key}, inner...)...))
+	}
+	body = append(body, jen.Return(jen.Id("b")))
+	f.Comment("// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.")
+	f.Comment("// It allocates nothing beyond growing b. A nil r appends msgpack nil.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("AppendMsg").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(body...)
+}
+
+// appendKey writes a field ID key. IDs below 128 are one byte (a positive
+// fixint), written directly.
+func (c *genCtx) appendKey(fid int) jen.Code {
+	if fid >= 0 && fid < 128 {
+		return jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(fid)).Comment(fmt.Sprintf("field %d", fid))
+	}
+	return bAssign("AppendUint64", jen.Lit(fid))
+}
+
+// defaultValue is the Go expression of a field's declared default, or nil
+// when the field defaults to its zero value.
+func (c *genCtx) defaultValue(r *spec.Record, fl *spec.Field) jen.Code {
+	if fl.Default == nil {
+		return nil
+	}
+	where := fmt.Sprintf("record %q: field %q", r.Name, fl.Name)
+	bad := func() jen.Code {
+		c.diags.add(fl.Pos, "%s: default %#v does not fit type %q", where, fl.Default, fl.Type.String())
+		return nil
+	}
+	var i int64
+	var u uint64
+	isInt, isUint := false, false
+	switch v := fl.Default.(type) {
+	case int:
+		i, isInt = int64(v), true
+	case int64:
+		i, isInt = v, true
+	case uint64:
+		u, isUint = v, true
+		if v <= math.MaxInt64 {
+			i, isInt = int64(v), true
+		}
+	}
+	if isInt && i >= 0 && !isUint {
+		u, isUint = uint64(i), true
+	}
+	switch fl.Type.Kind {
+	case spec.KindString:
+		if s, ok := fl.Default.(string); ok {
+			return jen.Lit(s)
+		}
+	case spec.KindBytes:
+		if s, ok := fl.Default.(string); ok {
+			return jen.Index().Byte().Call(jen.Lit(s))
+		}
+	case spec.KindBool:
+		if b, ok := fl.Default.(bool); ok {
+			return jen.Lit(b)
+		}
+	case spec.KindInt32:
+		if isInt && i >= math.MinInt32 && i <= math.MaxInt32 {
+			return jen.Lit(int(i))
+		}
+	case spec.KindInt64:
+		if isInt {
+			return jen.Id(strconv.FormatInt(i, 10))
+		}
+	case spec.KindUint32:
+		if isUint && u <= math.MaxUint32 {
+			return jen.Id(strconv.FormatUint(u, 10))
+		}
+	case spec.KindUint64:
+		if isUint {
+			return jen.Id(strconv.FormatUint(u, 10))
+		}
+	case spec.KindFloat32, spec.KindFloat64:
+		switch {
+		case isInt:
+			return jen.Id(strconv.FormatInt(i, 10))
+		case isUint:
+			return jen.Id(strconv.FormatUint(u, 10))
+		}
+		if v, ok := fl.Default.(float64); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if fl.Type.Kind == spec.KindFloat32 && math.Abs(v) > math.MaxFloat32 {
+				return bad()
+			}
+			s := strconv.FormatFloat(v, 'g', -1, 64)
+			return jen.Id(s)
+		}
+	case spec.KindTimestamp:
+		if isInt {
+			return jen.Qual("time", "UnixMilli").Call(jen.Id(strconv.FormatInt(i, 10))).Dot("UTC").Call()
+		}
+		if s, ok := fl.Default.(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return jen.Qual("time", "UnixMilli").Call(jen.Id(strconv.FormatInt(t.UnixMilli(), 10))).Dot("UTC").Call()
+			}
+		}
+	case spec.KindDuration:
+		if isInt {
+			return jen.Id(strconv.FormatInt(i, 10)).Op("*").Qual("time", "Millisecond")
+		}
+		if s, ok := fl.Default.(string); ok {
+			if d, err := time.ParseDuration(s); err == nil {
+				return jen.Qual("time", "Duration").Call(jen.Id(strconv.FormatInt(int64(d), 10))).Comment(s)
+			}
+		}
+	case spec.KindEnum:
+		if s, ok := fl.Default.(string); ok {
+			for _, v := range fl.Type.Enum.Values {
+				if v.Name == s {
+					return jen.Id(c.valueNames[v])
+				}
+			}
+			c.diags.add(fl.Pos, "%s: default %q is not a value of enum %q", where, s, fl.Type.Enum.Name)
+			return nil
+		}
+		if isInt {
+			return jen.Id(c.enumNames[fl.Type.Enum]).Call(jen.Lit(int(i)))
+		}
+	default:
+		c.diags.add(fl.Pos, "%s: defaults are not supported for type %q", where, fl.Type.String())
+		return nil
+	}
+	return bad()
+}
+
+func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
+	name := c.recordNames[r]
+	f.Comment("// UnmarshalMsg decodes r from the start of b and returns the rest of b; it")
+	f.Comment("// implements serdes.Record. All of r is replaced: fields missing from the data")
+	f.Comment("// take their spec default, unknown fields are skipped. The result does not alias b.")
+	f.Comment("// Errors are *serdes.DecodeError with the field path and offset.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("UnmarshalMsg").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.List(jen.Id("rest"), jen.Err()).Op(":=").Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "Locate").Call(jen.Err(), jen.Id("b")))),
+		jen.Return(jen.Id("rest"), jen.Nil()),
+	)
+
+	var defaults []jen.Code
+	for _, fl := range r.Fields {
+		if d := c.defaultValue(r, fl); d != nil {
+			defaults = append(defaults, jen.Id(c.fieldNames[fl]).Op(":").Add(d))
+		}
+	}
+	body := []jen.Code{
+		jen.If(jen.Id("depth").Op(">").Qual(pathSerdes, "MaxDepth")).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "TooDeep").Call(jen.Id("b")))),
+		jen.List(jen.Id("n"), jen.Id("b"), jen.Err()).Op(":=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
+	}
+	var loop []jen.Code
+	if len(r.Fields) == 0 {
+		loop = append(loop,
+			jen.List(jen.Id("_"), jen.Id("_"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+		)
+	} else {
+		var byName []jen.Code
+		for _, fl := range r.Fields {
+			byName = append(byName, jen.Case(jen.Lit(fl.Name)).Block(jen.Id("id").Op("=").Lit(fl.ID)))
+		}
+		byName = append(byName, jen.Default().Block(jen.Id("id").Op("=").Lit(0)))
+		var cases []jen.Code
+		for _, fl := range r.Fields {
+			fname := fl.Name
+			wrap := func(e jen.Code) jen.Code { return jen.Qual(pathSerdes, "WrapField").Call(e, jen.Lit(fname)) }
+			v := field("r", c.fieldNames[fl])
+			stmts := []jen.Code{
+				jen.Comment("// nil means absent: keep the default."),
+				jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
+					jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
+					jen.Continue(),
+				),
+			}
+			if fl.Type.Kind == spec.KindOptional {
+				stmts = append(stmts, c.readPresent(fl.Type.Elem, v, wrap, 0)...)
+			} else {
+				stmts = append(stmts, c.readValue(fl.Type, v, wrap, 0, false)...)
+			}
+			cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
+		}
+		cases = append(cases, jen.Default().Block(
+			jen.Comment("// A field of a newer schema, or a key of another type."),
+			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+		))
+		loop = append(loop,
+			jen.Var().Id("id").Int(),
+			jen.Var().Id("name").Index().Byte(),
+			jen.List(jen.Id("id"), jen.Id("name"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+			jen.If(jen.Id("name").Op("!=").Nil()).Block(
+				jen.Comment("// Written with spec field names (msgpack/v5 struct tags, Python dicts)."),
+				jen.Switch(jen.String().Call(jen.Id("name"))).Block(byName...),
+			),
+			jen.Switch(jen.Id("id")).Block(cases...),
+		)
+	}
+	body = append(body,
+		jen.For(jen.Empty(), jen.Id("n").Op(">").Lit(0), jen.Id("n").Op("--")).Block(loop...),
+		jen.Return(jen.Id("b"), jen.Nil()),
+	)
+	f.Comment("// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts")
+	f.Comment("// enclosing records so hostile input cannot nest a recursive schema until the")
+	f.Comment("// stack overflows.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+}
