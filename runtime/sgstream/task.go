@@ -168,7 +168,7 @@ func (t *Task) Init() error {
 		t.stores[name] = s
 	}
 	for _, in := range t.b.inits {
-		if t.b.nodes[in.node].Sub != t.ID.Sub {
+		if t.topo.nodes[in.node].Sub != t.ID.Sub {
 			continue
 		}
 		if err := in.fn(t); err != nil {
