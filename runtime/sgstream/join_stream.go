@@ -1,5 +1,497 @@
 package sgstream
 
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+)
+
+// Stream-stream joins follow KStreamImplJoin, KStreamJoinWindow and
+// KStreamKStreamJoin{,LeftSide,RightSide} of Kafka Streams 4.x:
+//
+//   - each side first runs the join against the other side's window store,
+//     then puts its own record into its own store (KStreamJoinWindow
+//     forwards before it puts), so a record never sees itself;
+//   - both sides share one stream time per task (TimeTracker), advanced by
+//     every record that reaches the join, null keys and values included;
+//   - expiry is the window stores' business: a fetch returns only entries
+//     newer than the store's observed stream time minus its retention, and
+//     older puts are dropped;
+//   - unmatched left (and, for outer joins, right) records wait in the outer
+//     store until their window closes and are emitted by the emission pass
+//     that runs before the join of a record carrying the current stream
+//     time (KIP-633).
+
+// DefaultOuterJoinEmitInterval is how often, in wall-clock time, a left or
+// outer stream-stream join scans its outer store for records whose window
+// closed, under the Kafka engine: Kafka's internal config
+// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__ defaults to
+// 1000 ms. The TestDriver uses 0 (scan whenever one may be due), the
+// setting Kafka's own join tests use.
+const DefaultOuterJoinEmitInterval = time.Second
+
+// Side bytes of the outer store keys and values (Kafka's
+// TimestampedKeyAndJoinSide and LeftOrRightValue): right sorts before left
+// at the same timestamp.
+const (
+	joinSideRight byte = 0
+	joinSideLeft  byte = 1
+)
+
+type streamJoin[K, V1, V2, VR any] struct {
+	t      *Task
+	name   string
+	kind   JoinKind
+	before int64 // ms; the left side fetches [ts-before, ts+after]
+	after  int64
+	grace  int64
+	joiner func(K, V1, V2) VR
+	sd     StreamJoinSerdes[K, V1, V2]
+	out    Node[K, VR]
+
+	leftStore, rightStore sgstate.WindowStore
+	outer                 sgstate.KeyValueStore // nil for inner joins
+	// putNulls mirrors Kafka's in-memory window store, whose put of a null
+	// value advances its observed stream time; the RocksDB store (Kafka's
+	// default) skips such puts entirely.
+	putNulls bool
+
+	// The shared TimeTracker of the two sides.
+	streamTime int64
+	minTime    int64
+	nextEmit   int64
+	interval   int64
+
+	kbuf, vbuf, obuf []byte
+}
+
 func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner func(K, V1, V2) VR, sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
-	panic("streamgen: JoinStreams: not implemented yet")
+	b := left.b
+	info := b.AddNode(name, "join", left.info, right.info)
+	if err := w.Validate(); err != nil {
+		b.Errorf("join %q: %v", name, err)
+	}
+	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
+		b.Errorf("join %q: unknown join kind %v", name, kind)
+	}
+	if sd.Key == nil || sd.Left == nil || sd.Right == nil {
+		b.Errorf("join %q: stream-stream joins need key, left and right serdes", name)
+	}
+	thisName, otherName, outerName := name+"-this", name+"-other", name+"-outer"
+	window := func(store string) StoreSpec {
+		s := StoreSpec{Name: store, Kind: WindowStore, Logged: true, RetainDuplicates: true,
+			WindowSize: w.Size(), Retention: w.StoreRetention()}
+		for _, o := range opts {
+			o(&s)
+		}
+		return s
+	}
+	thisSpec := window(thisName)
+	b.AddStore(info, thisSpec)
+	b.AddStore(info, window(otherName))
+	if kind != InnerJoin {
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
+		for _, o := range opts {
+			o(&s)
+		}
+		b.AddStore(info, s)
+	}
+
+	out, next := NewStream[K, VR](b, info)
+	j := &streamJoin[K, V1, V2, VR]{
+		t: b.task, name: name, kind: kind,
+		before: w.Before.Milliseconds(), after: w.After.Milliseconds(), grace: w.Grace.Milliseconds(),
+		joiner: joiner, sd: sd, out: next, putNulls: thisSpec.InMemory,
+		streamTime: -1, minTime: math.MaxInt64,
+	}
+	b.OnInit(info, func(t *Task) error {
+		var err error
+		if j.leftStore, err = openJoinWindowStore(t, thisName); err != nil {
+			return err
+		}
+		if j.rightStore, err = openJoinWindowStore(t, otherName); err != nil {
+			return err
+		}
+		if kind != InnerJoin {
+			s, err := t.Store(outerName)
+			if err != nil {
+				return err
+			}
+			kv, ok := s.(sgstate.KeyValueStore)
+			if !ok {
+				return fmt.Errorf("streamgen: store %q is a %T, not a key-value store", outerName, s)
+			}
+			j.outer = kv
+		}
+		j.t = t
+		j.interval = outerJoinEmitInterval(t)
+		return nil
+	})
+	left.To(NodeFunc[K, V1](j.processLeft))
+	right.To(NodeFunc[K, V2](j.processRight))
+	return out
+}
+
+func openJoinWindowStore(t *Task, name string) (sgstate.WindowStore, error) {
+	s, err := t.Store(name)
+	if err != nil {
+		return nil, err
+	}
+	ws, ok := s.(sgstate.WindowStore)
+	if !ok {
+		return nil, fmt.Errorf("streamgen: store %q is a %T, not a window store", name, s)
+	}
+	return ws, nil
+}
+
+// outerJoinEmitInterval is 0 under the TestDriver and Kafka's default
+// otherwise; see DefaultOuterJoinEmitInterval.
+func outerJoinEmitInterval(t *Task) int64 {
+	if _, ok := t.cfg.Collector.(*driverCollector); ok {
+		return 0
+	}
+	return DefaultOuterJoinEmitInterval.Milliseconds()
+}
+
+// joinMatch is a record found in the other side's window store.
+type joinMatch[V any] struct {
+	ts    int64
+	value V
+}
+
+func (j *streamJoin[K, V1, V2, VR]) forward(key K, keyNull bool, v VR, ts int64, headers []Header) error {
+	return j.out.Process(Record[K, VR]{Key: key, KeyNull: keyNull, Value: v, ValueNull: isNull(v), Timestamp: ts, Headers: headers})
+}
+
+func (j *streamJoin[K, V1, V2, VR]) keyBytes(key K) ([]byte, error) {
+	var err error
+	if j.kbuf, err = j.sd.Key.Append(j.kbuf[:0], key); err != nil {
+		return nil, fmt.Errorf("%w: join %q: serialize key: %w", ErrProcessing, j.name, err)
+	}
+	return j.kbuf, nil
+}
+
+func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
+	if r.Timestamp > j.streamTime {
+		j.streamTime = r.Timestamp
+	}
+	leftOuter := j.kind != InnerJoin
+	if leftOuter && r.KeyNull && !r.ValueNull {
+		var none V2
+		return j.forward(r.Key, true, j.joiner(r.Key, r.Value, none), r.Timestamp, r.Headers)
+	}
+	if r.KeyNull || r.ValueNull {
+		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.leftStore)
+	}
+	kb, err := j.keyBytes(r.Key)
+	if err != nil {
+		return err
+	}
+	kb = append([]byte(nil), kb...)
+	if j.vbuf, err = j.sd.Left.Append(j.vbuf[:0], r.Value); err != nil {
+		return fmt.Errorf("%w: join %q: serialize left value: %w", ErrProcessing, j.name, err)
+	}
+	vb := append([]byte(nil), j.vbuf...)
+
+	if r.Timestamp == j.streamTime && j.outer != nil {
+		if err := j.emitNonJoined(j.after, r.Headers); err != nil {
+			return err
+		}
+	}
+	from, to := max(0, r.Timestamp-j.before), max(0, r.Timestamp+j.after)
+	matches, err := fetchMatches(j, j.rightStore, kb, from, to, j.sd.Right.Decode)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := j.unstore(m.ts, joinSideRight, kb); err != nil {
+			return err
+		}
+		if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, m.value), max(r.Timestamp, m.ts), r.Headers); err != nil {
+			return err
+		}
+	}
+	if len(matches) == 0 && leftOuter {
+		if j.outer == nil || to < j.streamTime {
+			var none V2
+			if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, none), r.Timestamp, r.Headers); err != nil {
+				return err
+			}
+		} else {
+			j.minTime = min(j.minTime, r.Timestamp)
+			if err := j.store(r.Timestamp, joinSideLeft, kb, vb); err != nil {
+				return err
+			}
+		}
+	}
+	return j.leftStore.Put(kb, r.Timestamp, vb)
+}
+
+func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
+	if r.Timestamp > j.streamTime {
+		j.streamTime = r.Timestamp
+	}
+	rightOuter := j.kind == OuterJoin
+	if rightOuter && r.KeyNull && !r.ValueNull {
+		var none V1
+		return j.forward(r.Key, true, j.joiner(r.Key, none, r.Value), r.Timestamp, r.Headers)
+	}
+	if r.KeyNull || r.ValueNull {
+		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.rightStore)
+	}
+	kb, err := j.keyBytes(r.Key)
+	if err != nil {
+		return err
+	}
+	kb = append([]byte(nil), kb...)
+	if j.vbuf, err = j.sd.Right.Append(j.vbuf[:0], r.Value); err != nil {
+		return fmt.Errorf("%w: join %q: serialize right value: %w", ErrProcessing, j.name, err)
+	}
+	vb := append([]byte(nil), j.vbuf...)
+
+	if r.Timestamp == j.streamTime && j.outer != nil {
+		if err := j.emitNonJoined(j.before, r.Headers); err != nil {
+			return err
+		}
+	}
+	// The right side looks with the flipped bounds.
+	from, to := max(0, r.Timestamp-j.after), max(0, r.Timestamp+j.before)
+	matches, err := fetchMatches(j, j.leftStore, kb, from, to, j.sd.Left.Decode)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := j.unstore(m.ts, joinSideLeft, kb); err != nil {
+			return err
+		}
+		if err := j.forward(r.Key, false, j.joiner(r.Key, m.value, r.Value), max(r.Timestamp, m.ts), r.Headers); err != nil {
+			return err
+		}
+	}
+	if len(matches) == 0 && rightOuter {
+		if j.outer == nil || to < j.streamTime {
+			var none V1
+			if err := j.forward(r.Key, false, j.joiner(r.Key, none, r.Value), r.Timestamp, r.Headers); err != nil {
+				return err
+			}
+		} else {
+			j.minTime = min(j.minTime, r.Timestamp)
+			if err := j.store(r.Timestamp, joinSideRight, kb, vb); err != nil {
+				return err
+			}
+		}
+	}
+	return j.rightStore.Put(kb, r.Timestamp, vb)
+}
+
+// skip drops a record with a null key or value. KStreamJoinWindow still
+// puts a null value with a non-null key into its store, which Kafka's
+// in-memory window store counts towards its observed stream time (the
+// RocksDB store ignores it).
+func (j *streamJoin[K, V1, V2, VR]) skip(keyNull bool, key K, ts int64, own sgstate.WindowStore) error {
+	j.t.Logger().Warn("skipping record due to null key or value", "join", j.name)
+	j.t.Drop()
+	if keyNull || !j.putNulls {
+		return nil
+	}
+	kb, err := j.keyBytes(key)
+	if err != nil {
+		return err
+	}
+	return own.Put(kb, ts, nil)
+}
+
+// fetchMatches collects the other side's records of key in [from, to],
+// in timestamp order, duplicates in insertion order, before anything is
+// forwarded, so downstream processing never runs inside a store iteration.
+func fetchMatches[K, V1, V2, VR, V any](j *streamJoin[K, V1, V2, VR], s sgstate.WindowStore, kb []byte, from, to int64, decode func([]byte) (V, error)) ([]joinMatch[V], error) {
+	var out []joinMatch[V]
+	err := s.Fetch(kb, from, to, func(ts int64, b []byte) error {
+		v, err := decode(b)
+		if err != nil {
+			return fmt.Errorf("%w: join %q: store %q: decode value: %w", ErrProcessing, j.name, s.Name(), err)
+		}
+		out = append(out, joinMatch[V]{ts: ts, value: v})
+		return nil
+	})
+	return out, err
+}
+
+// outerKey is Kafka's TimestampedKeyAndJoinSide layout: the timestamp (8
+// bytes big-endian), the side byte, the key bytes. Iterating the store
+// therefore visits records by timestamp, right before left, then by key.
+func (j *streamJoin[K, V1, V2, VR]) outerKey(ts int64, side byte, kb []byte) []byte {
+	j.obuf = binary.BigEndian.AppendUint64(j.obuf[:0], uint64(ts))
+	j.obuf = append(j.obuf, side)
+	return append(j.obuf, kb...)
+}
+
+// store appends a record to the outer store's list for (ts, side, key), as
+// Kafka's ListValueStore does for duplicates. The list is Kafka's
+// ListSerde of byte arrays (a variable-size flag byte, the count, then each
+// element with its length), each element a LeftOrRightValue (side byte,
+// value bytes).
+func (j *streamJoin[K, V1, V2, VR]) store(ts int64, side byte, kb, vb []byte) error {
+	key := j.outerKey(ts, side, kb)
+	old, ok, err := j.outer.Get(key)
+	if err != nil {
+		return err
+	}
+	elem := len(vb) + 1
+	var list []byte
+	if ok && len(old) >= 5 {
+		n := binary.BigEndian.Uint32(old[1:5])
+		list = make([]byte, 0, len(old)+4+elem)
+		list = append(list, old[0])
+		list = binary.BigEndian.AppendUint32(list, n+1)
+		list = append(list, old[5:]...)
+	} else {
+		list = make([]byte, 0, 9+elem)
+		list = append(list, 1) // ListSerde VARIABLE_SIZE
+		list = binary.BigEndian.AppendUint32(list, 1)
+	}
+	list = binary.BigEndian.AppendUint32(list, uint32(elem))
+	list = append(list, side)
+	list = append(list, vb...)
+	return j.outer.Put(key, list)
+}
+
+// unstore deletes the outer store entry of a record that just found a
+// match (Kafka's putIfAbsent(otherKey, null): delete only if present).
+func (j *streamJoin[K, V1, V2, VR]) unstore(ts int64, side byte, kb []byte) error {
+	if j.outer == nil {
+		return nil
+	}
+	key := j.outerKey(ts, side, kb)
+	_, ok, err := j.outer.Get(key)
+	if err != nil || !ok {
+		return err
+	}
+	return j.outer.Delete(key)
+}
+
+// parseJoinList splits a ListSerde value into its elements.
+func parseJoinList(b []byte) ([][]byte, error) {
+	if len(b) < 5 {
+		return nil, fmt.Errorf("outer join list has %d bytes", len(b))
+	}
+	n := int(binary.BigEndian.Uint32(b[1:5]))
+	b = b[5:]
+	out := make([][]byte, 0, n)
+	for i := 0; i < n; i++ {
+		if len(b) < 4 {
+			return nil, fmt.Errorf("outer join list truncated")
+		}
+		l := int(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+		if l < 0 || l > len(b) {
+			return nil, fmt.Errorf("outer join list element of %d bytes, %d left", l, len(b))
+		}
+		out = append(out, b[:l])
+		b = b[l:]
+	}
+	return out, nil
+}
+
+// nonJoined is an outer store record whose window closed.
+type nonJoined struct {
+	ts    int64
+	side  byte
+	key   []byte
+	value []byte
+}
+
+// emitNonJoined is emitNonJoinedOuterRecords: x is After when a left
+// record triggers and Before for a right one. The arithmetic wraps like
+// Java's longs: with no lower bound known (minTime = MaxInt64) the sum
+// overflows and the pass runs, which is how a restarted task finds records
+// restored into the outer store.
+func (j *streamJoin[K, V1, V2, VR]) emitNonJoined(x int64, headers []Header) error {
+	if j.minTime+x+j.grace >= j.streamTime {
+		return nil
+	}
+	now := j.t.WallClock()
+	if now < j.nextEmit {
+		return nil
+	}
+	j.nextEmit = now + j.interval
+	j.minTime = math.MaxInt64
+
+	var emit []nonJoined
+	var del [][]byte
+	leftOpen, rightOpen := false, false
+	err := j.outer.All(func(k, v []byte) error {
+		if len(k) < 9 {
+			return fmt.Errorf("%w: join %q: outer store key of %d bytes", ErrProcessing, j.name, len(k))
+		}
+		ts, side := int64(binary.BigEndian.Uint64(k)), k[8]
+		j.minTime = ts
+		if leftOpen && rightOpen {
+			return errStop
+		}
+		// The look-back is the window's, not the side's flipped one:
+		// After for left records, Before for right records.
+		lookBack := j.before
+		if side == joinSideLeft {
+			lookBack = j.after
+		}
+		if ts+lookBack+j.grace >= j.streamTime {
+			if side == joinSideLeft {
+				leftOpen = true
+			} else {
+				rightOpen = true
+			}
+			return nil
+		}
+		elems, err := parseJoinList(v)
+		if err != nil {
+			return fmt.Errorf("%w: join %q: %w", ErrProcessing, j.name, err)
+		}
+		key := append([]byte(nil), k[9:]...)
+		for _, e := range elems {
+			if len(e) < 1 {
+				return fmt.Errorf("%w: join %q: empty outer join value", ErrProcessing, j.name)
+			}
+			emit = append(emit, nonJoined{ts: ts, side: e[0], key: key, value: append([]byte(nil), e[1:]...)})
+		}
+		del = append(del, append([]byte(nil), k...))
+		return nil
+	})
+	if err != nil && err != errStop {
+		return err
+	}
+	for _, e := range emit {
+		key, err := j.sd.Key.Decode(e.key)
+		if err != nil {
+			return fmt.Errorf("%w: join %q: outer store: decode key: %w", ErrProcessing, j.name, err)
+		}
+		var res VR
+		if e.side == joinSideLeft {
+			lv, err := j.sd.Left.Decode(e.value)
+			if err != nil {
+				return fmt.Errorf("%w: join %q: outer store: decode left value: %w", ErrProcessing, j.name, err)
+			}
+			var none V2
+			res = j.joiner(key, lv, none)
+		} else {
+			rv, err := j.sd.Right.Decode(e.value)
+			if err != nil {
+				return fmt.Errorf("%w: join %q: outer store: decode right value: %w", ErrProcessing, j.name, err)
+			}
+			var none V1
+			res = j.joiner(key, none, rv)
+		}
+		if err := j.forward(key, false, res, e.ts, headers); err != nil {
+			return err
+		}
+	}
+	for _, k := range del {
+		if err := j.outer.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,15 +1,427 @@
 package sgstream
 
-import "github.com/streamgen/streamgen/serdes"
+import (
+	"github.com/streamgen/streamgen/serdes"
+)
 
-func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR) Stream[K, VR] {
-	panic("streamgen: JoinStreamTable: not implemented yet")
+// Stream-table and stream-global-table joins follow
+// KStreamKTableJoinProcessor; table-table joins follow KTableKTableInnerJoin,
+// KTableKTableLeftJoin (with KTableKTableRightJoin for the right side),
+// KTableKTableOuterJoin and KTableKTableJoinMerger of Kafka Streams 4.x.
+
+// lookup reads a value getter; a null value counts as absent.
+func lookup[K, V any](g ValueGetter[K, V], key K) (V, int64, bool, error) {
+	v, ts, found, err := g.Get(key)
+	if err != nil || !found || isNull(v) {
+		var zero V
+		return zero, 0, false, err
+	}
+	return v, ts, true, nil
 }
 
-func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], g GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner func(K, V1, V2) VR) Stream[K, VR] {
-	panic("streamgen: JoinStreamGlobal: not implemented yet")
+func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR) Stream[K, VR] {
+	b := s.b
+	// The table is a parent so that the join runs in the table's
+	// sub-topology, where the stores its getter reads are open.
+	info := b.AddNode(name, "join", s.info, t.info)
+	if kind != InnerJoin && kind != LeftJoin {
+		b.Errorf("join %q: a stream-table join is inner or left, not %v", name, kind)
+	}
+	factory := t.Getter()
+	if factory == nil {
+		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
+	}
+	if st := t.StoreName(); st != "" {
+		b.UseStore(info, st)
+	}
+	out, next := NewStream[K, VR](b, info)
+	var g ValueGetter[K, V2]
+	b.OnInit(info, func(tk *Task) (err error) {
+		g, err = factory(tk)
+		return err
+	})
+	leftJoin := kind == LeftJoin
+	task := b.task
+	s.To(NodeFunc[K, V1](func(r Record[K, V1]) error {
+		// A left join keeps a null-key record with a value: it cannot
+		// match, so it is emitted with a null table side.
+		if !(leftJoin && r.KeyNull && !r.ValueNull) && (r.KeyNull || r.ValueNull) {
+			task.Logger().Warn("skipping record due to null join key or value", "join", name)
+			task.Drop()
+			return nil
+		}
+		var v2 V2
+		found := false
+		if !r.KeyNull {
+			var err error
+			if v2, _, found, err = lookup(g, r.Key); err != nil {
+				return err
+			}
+		}
+		if !leftJoin && !found {
+			return nil
+		}
+		v := joiner(r.Key, r.Value, v2)
+		return next.Process(Record[K, VR]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner func(K, V1, V2) VR) Stream[K, VR] {
+	b := s.b
+	// The global store is reached through Task.GlobalStore; declaring it
+	// here would merge this sub-topology with the global one.
+	info := b.AddNode(name, "join", s.info)
+	if kind != InnerJoin && kind != LeftJoin {
+		b.Errorf("join %q: a stream-global-table join is inner or left, not %v", name, kind)
+	}
+	out, next := NewStream[K, VR](b, info)
+	var g ValueGetter[K2, V2]
+	factory := gt.Getter()
+	b.OnInit(info, func(tk *Task) (err error) {
+		g, err = factory(tk)
+		return err
+	})
+	leftJoin := kind == LeftJoin
+	task := b.task
+	s.To(NodeFunc[K, V1](func(r Record[K, V1]) error {
+		// Kafka calls the key mapper before its null checks, so a mapper
+		// that cannot take a null value throws there; we drop the record
+		// without calling it.
+		if r.ValueNull {
+			task.Logger().Warn("skipping record due to null value", "join", name)
+			task.Drop()
+			return nil
+		}
+		mapped := keyMapper(r.Key, r.Value)
+		mappedNull := isNull(mapped)
+		if !(leftJoin && r.KeyNull) && mappedNull {
+			task.Logger().Warn("skipping record due to null join key", "join", name)
+			task.Drop()
+			return nil
+		}
+		var v2 V2
+		found := false
+		if !mappedNull {
+			var err error
+			if v2, _, found, err = lookup(g, mapped); err != nil {
+				return err
+			}
+		}
+		if !leftJoin && !found {
+			return nil
+		}
+		v := joiner(r.Key, r.Value, v2)
+		return next.Process(Record[K, VR]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+	}))
+	return out
+}
+
+// tableJoin is the state of a table-table join in one task.
+type tableJoin[K, V1, V2, VR any] struct {
+	t      *Task
+	name   string
+	kind   JoinKind
+	joiner func(K, V1, V2) VR
+	l      Table[K, V1]
+	r      Table[K, V2]
+	self   *tableOpts // the result's; sendOld set when downstream needs old values
+	g1     ValueGetter[K, V1]
+	g2     ValueGetter[K, V2]
+	kv     *KVStore[K, VR] // nil when not materialized
+	next   Node[K, Change[VR]]
 }
 
 func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
-	panic("streamgen: JoinTables: not implemented yet")
+	b := l.b
+	info := b.AddNode(name, "join", l.info, r.info)
+	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
+		b.Errorf("join %q: unknown join kind %v", name, kind)
+	}
+	f1, f2 := l.Getter(), r.Getter()
+	if f1 == nil {
+		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
+	}
+	if f2 == nil {
+		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
+	}
+	for _, st := range []string{l.StoreName(), r.StoreName()} {
+		if st != "" {
+			b.UseStore(info, st)
+		}
+	}
+	// Kafka's doJoin: the outer sides send old values so that a deleted
+	// row can be told from one that never existed.
+	if kind == LeftJoin || kind == OuterJoin {
+		SendOldValues(l)
+	}
+	if kind == OuterJoin {
+		SendOldValues(r)
+	}
+	var getter func(*Task) (ValueGetter[K, VR], error)
+	if store != "" {
+		if value == nil {
+			b.Errorf("join %q: a materialized join needs the result value serde", name)
+		}
+		b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		getter = storeGetter(store, l.Key, value)
+	} else if f1 != nil && f2 != nil {
+		getter = func(tk *Task) (ValueGetter[K, VR], error) {
+			g1, err := f1(tk)
+			if err != nil {
+				return nil, err
+			}
+			g2, err := f2(tk)
+			if err != nil {
+				return nil, err
+			}
+			return tableJoinGetter[K, V1, V2, VR]{kind: kind, joiner: joiner, g1: g1, g2: g2}, nil
+		}
+	}
+	out, next := NewTable(b, info, getter, store, l.Key, value)
+	// A downstream need for old values reaches both parents
+	// (KTableKTableAbstractJoin.enableSendingOldValues).
+	out.old.parent = func() {
+		SendOldValues(l)
+		SendOldValues(r)
+	}
+	j := &tableJoin[K, V1, V2, VR]{t: b.task, name: name, kind: kind, joiner: joiner, l: l, r: r, self: out.old, next: next}
+	b.OnInit(info, func(tk *Task) error {
+		var err error
+		if j.g1, err = f1(tk); err != nil {
+			return err
+		}
+		if j.g2, err = f2(tk); err != nil {
+			return err
+		}
+		if store != "" {
+			if j.kv, err = OpenKVStore(tk, store, l.Key, value); err != nil {
+				return err
+			}
+			j.kv.SetFlushListener(func(k K, ch Change[VR], ts int64) error {
+				if !j.self.sendOld {
+					var zero VR
+					ch.Old, ch.OldNull = zero, true
+				}
+				return j.next.Process(Record[K, Change[VR]]{Key: k, Value: ch, Timestamp: ts})
+			})
+		}
+		return nil
+	})
+	l.To(NodeFunc[K, Change[V1]](j.processLeft))
+	r.To(NodeFunc[K, Change[V2]](j.processRight))
+	return out
+}
+
+// oldOf is a change's old value as Kafka would see it: only a parent that
+// sends old values (sendOldValues) forwards one.
+func oldOf[K, V any](t Table[K, V], ch Change[V]) (V, bool) {
+	if !sendsOld(t) || ch.OldNull || isNull(ch.Old) {
+		var zero V
+		return zero, true
+	}
+	return ch.Old, false
+}
+
+func newOf[V any](ch Change[V]) (V, bool) {
+	if ch.NewNull || isNull(ch.New) {
+		var zero V
+		return zero, true
+	}
+	return ch.New, false
+}
+
+// unknownTimestamp is Kafka's UNKNOWN (-1): the timestamp of a missing
+// other side, which max() then ignores.
+const unknownTimestamp = -1
+
+func (j *tableJoin[K, V1, V2, VR]) skipNullKey() error {
+	j.t.Logger().Warn("skipping record due to null key", "join", j.name)
+	j.t.Drop()
+	return nil
+}
+
+// processLeft handles an update of the left table: KTableKTableInnerJoin,
+// KTableKTableLeftJoin or KTableKTableOuterJoin with the original joiner.
+func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, Change[V1]]) error {
+	if r.KeyNull {
+		return j.skipNullKey()
+	}
+	v2, ts2, found, err := lookup(j.g2, r.Key)
+	if err != nil {
+		return err
+	}
+	nv, newNull := newOf(r.Value)
+	ov, oldNull := oldOf(j.l, r.Value)
+	sendOld := j.self.sendOld
+	var ch Change[VR]
+	ch.NewNull, ch.OldNull = true, true
+	ts := r.Timestamp
+	switch j.kind {
+	case InnerJoin:
+		if !found {
+			return nil
+		}
+		ts = max(ts, ts2)
+		if !newNull {
+			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
+		}
+		if sendOld && !oldNull {
+			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
+		}
+	case LeftJoin:
+		if !found {
+			if newNull && oldNull {
+				return nil
+			}
+			ts2 = unknownTimestamp
+		}
+		ts = max(ts, ts2)
+		if !newNull {
+			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
+		}
+		if sendOld && !oldNull {
+			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
+		}
+	default: // OuterJoin
+		if !found {
+			if newNull && oldNull {
+				return nil
+			}
+		} else {
+			ts = max(ts, ts2)
+		}
+		if found || !newNull {
+			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
+		}
+		if sendOld && (found || !oldNull) {
+			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
+		}
+	}
+	return j.merge(r.Key, ch, ts, r.Headers)
+}
+
+// processRight handles an update of the right table: the same processors
+// with the reversed joiner, and KTableKTableRightJoin for left joins.
+func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, Change[V2]]) error {
+	if r.KeyNull {
+		return j.skipNullKey()
+	}
+	v1, ts1, found, err := lookup(j.g1, r.Key)
+	if err != nil {
+		return err
+	}
+	nv, newNull := newOf(r.Value)
+	ov, oldNull := oldOf(j.r, r.Value)
+	sendOld := j.self.sendOld
+	var ch Change[VR]
+	ch.NewNull, ch.OldNull = true, true
+	ts := r.Timestamp
+	switch j.kind {
+	case InnerJoin:
+		if !found {
+			return nil
+		}
+		ts = max(ts, ts1)
+		if !newNull {
+			ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		}
+		if sendOld && !oldNull {
+			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+		}
+	case LeftJoin:
+		// KTableKTableRightJoin: the left row decides; a deleted right row
+		// joins as null.
+		if !found {
+			return nil
+		}
+		ts = max(ts, ts1)
+		ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		if sendOld {
+			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+		}
+	default: // OuterJoin
+		if !found {
+			if newNull && oldNull {
+				return nil
+			}
+		} else {
+			ts = max(ts, ts1)
+		}
+		if found || !newNull {
+			ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		}
+		if sendOld && (found || !oldNull) {
+			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+		}
+	}
+	return j.merge(r.Key, ch, ts, r.Headers)
+}
+
+func (j *tableJoin[K, V1, V2, VR]) result(key K, v1 V1, v2 V2) (VR, bool) {
+	v := j.joiner(key, v1, v2)
+	return v, isNull(v)
+}
+
+// merge is KTableKTableJoinMerger: a materialized result goes through its
+// store (and the store's record cache, which then forwards on flush).
+func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch Change[VR], ts int64, headers []Header) error {
+	if !j.self.sendOld {
+		var zero VR
+		ch.Old, ch.OldNull = zero, true
+	}
+	if j.kv != nil {
+		var err error
+		if ch.NewNull {
+			err = j.kv.Delete(key)
+		} else {
+			err = j.kv.Put(key, ch.New, ts)
+		}
+		if err != nil || !j.kv.Forwards() {
+			return err
+		}
+	}
+	return j.next.Process(Record[K, Change[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+}
+
+// tableJoinGetter computes the join of an unmaterialized result on lookup
+// (the KTableKTable*JoinValueGetter classes).
+type tableJoinGetter[K, V1, V2, VR any] struct {
+	kind   JoinKind
+	joiner func(K, V1, V2) VR
+	g1     ValueGetter[K, V1]
+	g2     ValueGetter[K, V2]
+}
+
+func (g tableJoinGetter[K, V1, V2, VR]) Get(key K) (VR, int64, bool, error) {
+	var zero VR
+	v1, ts1, found1, err := lookup(g.g1, key)
+	if err != nil {
+		return zero, 0, false, err
+	}
+	if !found1 && g.kind != OuterJoin {
+		return zero, 0, false, nil
+	}
+	v2, ts2, found2, err := lookup(g.g2, key)
+	if err != nil {
+		return zero, 0, false, err
+	}
+	var ts int64
+	switch {
+	case g.kind == InnerJoin && !found2:
+		return zero, 0, false, nil
+	case !found1 && !found2:
+		return zero, 0, false, nil
+	case !found1:
+		ts = ts2
+	case !found2:
+		ts = ts1
+	default:
+		ts = max(ts1, ts2)
+	}
+	v := g.joiner(key, v1, v2)
+	if isNull(v) {
+		return zero, 0, false, nil
+	}
+	return v, ts, true, nil
 }
