@@ -104,7 +104,7 @@ func (p *parser) parse(src []byte) *Program {
 		return nil
 	}
 	root := &doc
-	if root.Kind == yaml.DocumentNode {
+	if root.Kind == 0 || root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
 			p.errf(p.pos(nil), "empty spec: missing required key \"version\"")
 			return nil

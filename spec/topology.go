@@ -366,7 +366,9 @@ func (p *parser) parsePipeline(pl *pipeline) {
 		if n == nil {
 			break
 		}
-		if s.failed || s.inBad {
+		// Only unknown types poison downstream checks; other mistakes in a
+		// step leave its output well-defined.
+		if s.inBad || n.Shape != ShapeNone && n.Shape != ShapeBranched && (n.Key == nil || n.Value == nil) {
 			p.bad[n] = true
 		}
 		p.emit(n)

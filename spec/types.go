@@ -148,15 +148,23 @@ func (p *parser) resolveType(s string, pos Pos, ctx string) *Type {
 
 func (p *parser) resolveTypeExpr(te *typeExpr, s string, pos Pos, ctx string) *Type {
 	switch te.ctor {
-	case "optional":
-		if te.elem.ctor == "optional" {
-			p.errf(pos, "%sinvalid type %q: optional of optional", prefix(ctx), s)
-			return nil
-		}
-		fallthrough
 	case "windowed", "session_windowed":
 		if te.elem.ctor != "" {
 			p.errf(pos, "%sinvalid type %q: the key of %s must be a primitive, an enum or a record", prefix(ctx), s, te.ctor)
+			return nil
+		}
+		e := p.resolveTypeExpr(te.elem, s, pos, ctx)
+		if e == nil {
+			return nil
+		}
+		k := KindWindowed
+		if te.ctor == "session_windowed" {
+			k = KindSessionWindowed
+		}
+		return &Type{Kind: k, Elem: e}
+	case "optional":
+		if te.elem.ctor == "optional" {
+			p.errf(pos, "%sinvalid type %q: optional of optional", prefix(ctx), s)
 			return nil
 		}
 		fallthrough
@@ -165,8 +173,7 @@ func (p *parser) resolveTypeExpr(te *typeExpr, s string, pos Pos, ctx string) *T
 		if e == nil {
 			return nil
 		}
-		k := map[string]TypeKind{"optional": KindOptional, "list": KindList, "map": KindMap,
-			"windowed": KindWindowed, "session_windowed": KindSessionWindowed}[te.ctor]
+		k := map[string]TypeKind{"optional": KindOptional, "list": KindList, "map": KindMap}[te.ctor]
 		return &Type{Kind: k, Elem: e}
 	}
 	if k, ok := primitives[te.name]; ok {

@@ -18,7 +18,7 @@ func (p *parser) pos(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{File: p.file, Line: 1, Col: 1}
 	}
-	return Pos{File: p.file, Line: n.Line, Col: n.Column}
+	return Pos{File: p.file, Line: max(n.Line, 1), Col: max(n.Column, 1)}
 }
 
 func kindName(n *yaml.Node) string {
