@@ -301,6 +301,9 @@ func (t *Task) Process(raw *RawRecord) error {
 			return herr
 		}
 	}
+	// Punctuations have no current record (no record metadata), as in
+	// Kafka Streams.
+	t.current = nil
 	return t.guard(t.punctuateStreamTime)
 }
 
