@@ -1,0 +1,137 @@
+package sgstate
+
+import (
+	"fmt"
+	"log/slog"
+)
+
+// baseStore is the part every built-in store shares: lifecycle, staging and
+// changelog plumbing around an engine.
+type baseStore struct {
+	name   string
+	layout string
+	// pebble is nil for in-memory stores.
+	pebble *PebbleOptions
+
+	eng    engine
+	w      writer
+	log    ChangelogWriter
+	now    func() int64
+	logger *slog.Logger
+
+	// hooks of the concrete store
+	onOpen   func() error         // after the engine is open: load metadata
+	onCommit func(w writer) error // stage metadata before the engine commits
+	onAbort  func()               // reset in-memory copies of staged metadata
+}
+
+func newBase(name, layout string, pebble *PebbleOptions) baseStore {
+	b := baseStore{name: name, layout: layout}
+	if pebble != nil {
+		o := *pebble
+		b.pebble = &o
+	}
+	return b
+}
+
+func (s *baseStore) Name() string { return s.name }
+
+func (s *baseStore) Init(ctx *StoreContext) error {
+	if s.eng != nil {
+		return fmt.Errorf("streamgen: state store %q: Init called twice", s.name)
+	}
+	if ctx == nil {
+		ctx = &StoreContext{}
+	}
+	s.logger = ctx.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.log, s.now = ctx.Changelog, ctx.RecordTimestamp
+	if s.pebble == nil {
+		s.eng = newMemEngine()
+	} else {
+		if ctx.Dir == "" {
+			return fmt.Errorf("streamgen: state store %q: persistent store needs StoreContext.Dir", s.name)
+		}
+		e, err := openPebbleEngine(s.name, ctx.Dir, *s.pebble, s.layout, s.logger)
+		if err != nil {
+			return err
+		}
+		s.eng = e
+	}
+	s.w = s.eng.staged()
+	if s.onOpen != nil {
+		if err := s.onOpen(); err != nil {
+			s.eng.close()
+			s.eng = nil
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *baseStore) notOpen() error {
+	return fmt.Errorf("%w: %q", ErrNotOpen, s.name)
+}
+
+func (s *baseStore) Flush() error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	return s.eng.flush()
+}
+
+func (s *baseStore) Close() error {
+	if s.eng == nil {
+		return nil
+	}
+	if s.onAbort != nil {
+		s.onAbort()
+	}
+	err := s.eng.close()
+	s.eng, s.w = nil, nil
+	return err
+}
+
+func (s *baseStore) Commit(checkpoint map[string]int64) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	if s.onCommit != nil {
+		if err := s.onCommit(s.w); err != nil {
+			return err
+		}
+	}
+	return s.eng.commit(checkpoint)
+}
+
+func (s *baseStore) Abort() error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	if s.onAbort != nil {
+		s.onAbort()
+	}
+	return s.eng.abort()
+}
+
+func (s *baseStore) Checkpoint() (map[string]int64, error) {
+	if s.eng == nil {
+		return nil, s.notOpen()
+	}
+	return s.eng.checkpoint()
+}
+
+// logWrite sends a write to the changelog; fallback is the timestamp used
+// when the context gives none.
+func (s *baseStore) logWrite(key, value []byte, fallback int64) {
+	if s.log == nil {
+		return
+	}
+	ts := fallback
+	if s.now != nil {
+		ts = s.now()
+	}
+	s.log.Log(key, value, ts)
+}

@@ -1,0 +1,73 @@
+package sgstate
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// variant builds one flavour of every store kind so that the same table of
+// cases runs against memory and real Pebble on disk.
+type variant struct {
+	name       string
+	persistent bool
+	kv         func(name string) KeyValueStore
+}
+
+func variants() []variant {
+	return []variant{
+		{
+			name: "memory",
+			kv:   func(n string) KeyValueStore { return NewMemoryKeyValue(n) },
+		},
+		{
+			name:       "pebble",
+			persistent: true,
+			kv:         func(n string) KeyValueStore { return NewPebbleKeyValue(n, nil) },
+		},
+	}
+}
+
+// recLog records changelog writes.
+type recLog struct{ recs []ChangelogRecord }
+
+func (l *recLog) Log(key, value []byte, ts int64) {
+	l.recs = append(l.recs, ChangelogRecord{Key: cloneBytes(key), Value: cloneBytes(value), Timestamp: ts})
+}
+
+func initStore(t testing.TB, s Store, dir string, log ChangelogWriter) {
+	t.Helper()
+	if err := s.Init(&StoreContext{Dir: dir, Changelog: log}); err != nil {
+		t.Fatalf("init %s: %v", s.Name(), err)
+	}
+}
+
+func openKV(t testing.TB, v variant) (KeyValueStore, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "kv")
+	s := v.kv("kv")
+	initStore(t, s, dir, nil)
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
+func mustNoErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type kvPair struct{ k, v string }
+
+func collectKV(t testing.TB, f func(fn func(k, v []byte) error) error) []kvPair {
+	t.Helper()
+	var out []kvPair
+	mustNoErr(t, f(func(k, v []byte) error {
+		out = append(out, kvPair{string(k), string(v)})
+		return nil
+	}))
+	return out
+}
+
+func fmtPairs(p []kvPair) string { return fmt.Sprint(p) }

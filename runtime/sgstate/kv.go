@@ -1,0 +1,126 @@
+package sgstate
+
+// NewMemoryKeyValue returns an in-memory key-value store (Kafka's
+// Stores.inMemoryKeyValueStore). Its state is lost on Close; a logged one is
+// rebuilt from the changelog. The result also implements StateStore.
+func NewMemoryKeyValue(name string) KeyValueStore {
+	return newKV(name, nil)
+}
+
+// NewPebbleKeyValue returns a persistent key-value store in
+// StoreContext.Dir (Kafka's Stores.persistentKeyValueStore). opts nil means
+// defaults. The result also implements StateStore.
+func NewPebbleKeyValue(name string, opts *PebbleOptions) KeyValueStore {
+	if opts == nil {
+		opts = &PebbleOptions{}
+	}
+	return newKV(name, opts)
+}
+
+func newKV(name string, opts *PebbleOptions) *kvStore {
+	return &kvStore{baseStore: newBase(name, "kv", opts)}
+}
+
+// kvStore maps keys one to one onto the engine's data key space.
+type kvStore struct {
+	baseStore
+}
+
+var _ StateStore = (*kvStore)(nil)
+
+func (s *kvStore) Get(key []byte) ([]byte, bool, error) {
+	if s.eng == nil {
+		return nil, false, s.notOpen()
+	}
+	return s.eng.get(key)
+}
+
+func (s *kvStore) Put(key, value []byte) error {
+	if value == nil {
+		return s.Delete(key)
+	}
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	if err := s.w.set(key, value); err != nil {
+		return err
+	}
+	s.logWrite(key, value, 0)
+	return nil
+}
+
+func (s *kvStore) Delete(key []byte) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	if err := s.w.del(key); err != nil {
+		return err
+	}
+	s.logWrite(key, nil, 0)
+	return nil
+}
+
+func (s *kvStore) Range(from, to []byte, fn func(key, value []byte) error) error {
+	return s.rangeDir(from, to, false, fn)
+}
+
+func (s *kvStore) ReverseRange(from, to []byte, fn func(key, value []byte) error) error {
+	return s.rangeDir(from, to, true, fn)
+}
+
+func (s *kvStore) rangeDir(from, to []byte, reverse bool, fn func(key, value []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	var upper []byte
+	if to != nil {
+		upper = keySuccessor(to)
+	}
+	return s.eng.scan(from, upper, reverse, fn)
+}
+
+func (s *kvStore) PrefixScan(prefix []byte, fn func(key, value []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	return s.eng.scan(prefix, prefixEnd(prefix), false, fn)
+}
+
+func (s *kvStore) All(fn func(key, value []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	return s.eng.scan(nil, nil, false, fn)
+}
+
+func (s *kvStore) ApproximateNumEntries() (int64, error) {
+	if s.eng == nil {
+		return 0, s.notOpen()
+	}
+	if m, ok := s.eng.(*memEngine); ok && m.overlay.n == 0 {
+		return int64(m.committed.n), nil
+	}
+	var n int64
+	err := s.eng.scan(nil, nil, false, func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
+func (s *kvStore) RestoreBatch(records []ChangelogRecord) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	return s.eng.direct(func(w writer) error {
+		for _, r := range records {
+			var err error
+			if r.Value == nil {
+				err = w.del(r.Key)
+			} else {
+				err = w.set(r.Key, r.Value)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

