@@ -22,7 +22,7 @@ import (
 // Generated code asserts the same signatures, so `go build` fails on them
 // too; this check only moves the message to the spec line. Other compile
 // errors in the user's package are left to the Go compiler.
-func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte) error {
+func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte, buildFlags ...string) error {
 	c, err := runSteps(prog, Config{SpecPath: "streamgen.yaml", OmitTests: true})
 	if err != nil {
 		return err
@@ -52,8 +52,9 @@ func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte) err
 	cfg := &packages.Config{
 		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
 		Dir:     abs,
-		Overlay: overlay,
-		Tests:   false,
+		Overlay:    overlay,
+		Tests:      false,
+		BuildFlags: buildFlags,
 	}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {

@@ -41,10 +41,24 @@ type describeGraph struct {
 	subs  [][]*dnode
 }
 
-// cutsInput reports whether a node reads its first input through an
-// internal topic, which starts a new sub-topology.
-func cutsInput(n *spec.Node) bool {
-	return n.Repartition != nil && (n.Op == spec.OpRepartition || n.Op == spec.OpGroupBy || n.Op == spec.OpGroupByKey || n.Op == spec.OpJoin)
+// inputRepartition is the repartition topic a node reads its i-th input
+// through, or nil; a repartition starts a new sub-topology.
+func inputRepartition(n *spec.Node, i int) *spec.Repartition {
+	if j := n.Join; j != nil {
+		switch {
+		case i == 0 && j.ThisRepartition != nil:
+			return j.ThisRepartition
+		case i == 1 && j.OtherRepartition != nil:
+			return j.OtherRepartition
+		case i == 0 && n.Repartition != nil:
+			return n.Repartition
+		}
+		return nil
+	}
+	if i == 0 && n.Repartition != nil && (n.Op == spec.OpRepartition || n.Op == spec.OpGroupBy || n.Op == spec.OpGroupByKey || n.Op == spec.OpToTable) {
+		return n.Repartition
+	}
+	return nil
 }
 
 func buildDescribeGraph(prog *spec.Program) *describeGraph {
@@ -87,18 +101,17 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 		for _, s := range nodeStores(n) {
 			d.stores = append(d.stores, s.Name)
 		}
-		inputs := n.Inputs
-		if cutsInput(n) {
-			topic := prog.App.ID + "-" + n.Repartition.Name + "-repartition"
-			sink := add(n.Repartition.Name+"-repartition-sink", "Sink")
-			sink.topics = []string{topic}
-			link(out[inputs[0]], sink)
-			src := add(n.Repartition.Name+"-repartition-source", "Source")
-			src.topics = []string{topic}
-			link(src, d)
-			inputs = inputs[1:]
-		}
-		for _, in := range inputs {
+		for i, in := range n.Inputs {
+			if rp := inputRepartition(n, i); rp != nil {
+				topic := prog.App.ID + "-" + rp.Name + "-repartition"
+				sink := add(rp.Name+"-sink", "Sink")
+				sink.topics = []string{topic}
+				link(out[in], sink)
+				src := add(rp.Name+"-source", "Source")
+				src.topics = []string{topic}
+				link(src, d)
+				continue
+			}
 			if p := out[in]; p != nil {
 				link(p, d)
 			}

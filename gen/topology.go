@@ -38,6 +38,8 @@ type topoGen struct {
 	importsUsed map[string]string // path -> a selector used, to keep the import alive
 	// declared are the spec stores already declared with AddStateStore.
 	declared map[*spec.Store]bool
+	// read marks the nodes some other node reads.
+	read map[*spec.Node]bool
 }
 
 type funcAssert struct {
@@ -60,6 +62,18 @@ func generateTopology(c *genCtx) error {
 		asserts:     map[string]*funcAssert{},
 		importsUsed: map[string]string{},
 		declared:    map[*spec.Store]bool{},
+		read:        map[*spec.Node]bool{},
+	}
+	for _, n := range prog.Nodes {
+		for _, in := range n.Inputs {
+			g.read[in] = true
+		}
+		for _, c := range n.Cogroup {
+			g.read[c.Input] = true
+		}
+		for _, br := range n.Branches {
+			g.read[br] = true
+		}
 	}
 	for _, n := range prog.Nodes {
 		for _, fn := range nodeFuncs(n) {
@@ -330,6 +344,9 @@ type roleSig struct {
 // node n (with input key k, value v; out are the output types).
 func (g *topoGen) signature(role spec.FuncRole, k, v, k2, v2, a *spec.Type) roleSig {
 	sig := g.signatureOf(role, k, v, k2, v2, a)
+	if role == spec.RoleInit {
+		k, v, k2, v2 = nil, nil, nil, nil // an initializer's signature depends only on the aggregate
+	}
 	sig.desc = string(role)
 	for _, t := range []*spec.Type{k, v, k2, v2, a} {
 		if t != nil {
@@ -493,7 +510,14 @@ func (g *topoGen) node(n *spec.Node) {
 	case spec.OpTo:
 		g.sink(n)
 	case spec.OpToTable:
-		g.assign(n, jen.Qual(pathSgstream, "ToTable").Call(g.in(n, 0), name, jen.Lit(n.Store.Name), g.serde(n.Key, nil), g.serde(n.Value, nil)))
+		src := g.in(n, 0)
+		if rp := n.Repartition; rp != nil {
+			// The key changed upstream: the table must be partitioned by it.
+			v := g.varName(&spec.Node{Name: rp.Name + "-repartitioned"})
+			g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Repartition").Call(src, jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(in.Key, nil), g.serde(in.Value, nil)))
+			src = jen.Id(v)
+		}
+		g.assign(n, jen.Qual(pathSgstream, "ToTable").Call(src, name, jen.Lit(n.Store.Name), g.serde(n.Key, nil), g.serde(n.Value, nil)))
 	case spec.OpToStream:
 		g.assign(n, jen.Qual(pathSgstream, "ToStream").Call(g.in(n, 0), name))
 	case spec.OpGroupByKey:
@@ -528,6 +552,12 @@ func (g *topoGen) node(n *spec.Node) {
 }
 
 func (g *topoGen) assign(n *spec.Node, expr jen.Code) {
+	if !g.read[n] {
+		// Nothing reads this node (a table kept for its store, say): call
+		// the operator for its effect without an unused variable.
+		g.add(expr)
+		return
+	}
 	v := g.varName(n)
 	g.add(jen.Id(v).Op(":=").Add(expr))
 }
@@ -590,6 +620,9 @@ func (g *topoGen) split(n *spec.Node) {
 	g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Split").Call(g.in(n, 0), jen.Lit(n.Name),
 		jen.Index().Qual(pathSgstream, "Branch").Types(g.typ(in.Key), g.typ(in.Value)).Values(items...)))
 	for i, br := range n.Branches {
+		if !g.read[br] {
+			continue
+		}
 		bv := g.varName(br)
 		g.add(jen.Id(bv).Op(":=").Id(v).Index(jen.Lit(i)))
 	}
@@ -776,13 +809,26 @@ func joinKindLit(k spec.JoinKind) jen.Code {
 func (g *topoGen) join(n *spec.Node) {
 	j := n.Join
 	l, r := n.Inputs[0], n.Inputs[1]
-	left := g.in(n, 0)
-	if n.Repartition != nil {
-		// The left side's key changed upstream: co-partition it with the
-		// right side through its repartition topic first.
-		v := g.varName(&spec.Node{Name: n.Repartition.Name + "-repartitioned"})
-		g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Repartition").Call(left, jen.Lit(n.Repartition.Name), jen.Lit(n.Repartition.Partitions), g.serde(l.Key, nil), g.serde(l.Value, nil)))
-		left = jen.Id(v)
+	// A side whose key changed upstream is co-partitioned with the other
+	// side through its repartition topic first.
+	repartition := func(side jen.Code, in *spec.Node, rp *spec.Repartition) jen.Code {
+		if rp == nil {
+			return side
+		}
+		v := g.varName(&spec.Node{Name: rp.Name + "-repartitioned"})
+		g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Repartition").Call(side, jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(in.Key, nil), g.serde(in.Value, nil)))
+		return jen.Id(v)
+	}
+	left, right := g.in(n, 0), g.in(n, 1)
+	if j.Shape == spec.JoinStreamStream {
+		left = repartition(left, l, j.ThisRepartition)
+		right = repartition(right, r, j.OtherRepartition)
+	} else {
+		rp := j.ThisRepartition
+		if rp == nil {
+			rp = n.Repartition
+		}
+		left = repartition(left, l, rp)
 	}
 	name := jen.Lit(n.Name)
 	joiner := func(v2 *spec.Type) jen.Code {
@@ -804,10 +850,10 @@ func (g *topoGen) join(n *spec.Node) {
 		sd := jen.Qual(pathSgstream, "StreamJoinSerdes").Types(g.typ(l.Key), g.typ(l.Value), g.typ(r.Value)).Values(jen.Dict{
 			jen.Id("Key"): g.serde(l.Key, nil), jen.Id("Left"): g.serde(l.Value, nil), jen.Id("Right"): g.serde(r.Value, nil),
 		})
-		g.assign(n, jen.Qual(pathSgstream, "JoinStreams").Call(left, g.in(n, 1), jen.Lit(base), joinKindLit(j.Kind),
+		g.assign(n, jen.Qual(pathSgstream, "JoinStreams").Call(left, right, jen.Lit(base), joinKindLit(j.Kind),
 			jen.Qual(pathSgstream, "JoinWindows").Values(w), joiner(r.Value), sd))
 	case spec.JoinStreamTable:
-		g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, g.in(n, 1), name, joinKindLit(j.Kind), joiner(r.Value)))
+		g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, name, joinKindLit(j.Kind), joiner(r.Value)))
 	case spec.JoinStreamGlobal:
 		var km jen.Code
 		if j.KeyMapper != nil {
@@ -815,13 +861,13 @@ func (g *topoGen) join(n *spec.Node) {
 		} else {
 			km = jen.Func().Params(jen.Id("key").Add(g.typ(l.Key)), jen.Id("_").Add(g.typ(l.Value))).Add(g.typ(l.Key)).Block(jen.Return(jen.Id("key")))
 		}
-		g.assign(n, jen.Qual(pathSgstream, "JoinStreamGlobal").Call(left, g.in(n, 1), name, joinKindLit(j.Kind), km, joiner(r.Value)))
+		g.assign(n, jen.Qual(pathSgstream, "JoinStreamGlobal").Call(left, right, name, joinKindLit(j.Kind), km, joiner(r.Value)))
 	case spec.JoinTableTable:
 		store := ""
 		if n.Store != nil {
 			store = n.Store.Name
 		}
-		g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, g.in(n, 1), name, joinKindLit(j.Kind), joiner(r.Value), jen.Lit(store), g.serde(n.Value, nil)))
+		g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, right, name, joinKindLit(j.Kind), joiner(r.Value), jen.Lit(store), g.serde(n.Value, nil)))
 	case spec.JoinForeignKey:
 		base := strings.TrimSuffix(j.SubscriptionStore.Name, "-subscriptions")
 		store := ""
@@ -833,7 +879,7 @@ func (g *topoGen) join(n *spec.Node) {
 			jen.Id("Key"): g.serde(l.Key, nil), jen.Id("Value"): g.serde(l.Value, nil),
 			jen.Id("ForeignKey"): g.serde(r.Key, nil), jen.Id("Result"): g.serde(n.Value, nil),
 		})
-		g.assign(n, jen.Qual(pathSgstream, "JoinForeignKey").Call(left, g.in(n, 1), jen.Lit(base), joinKindLit(j.Kind), fk, joiner(r.Value), jen.Lit(store), sd))
+		g.assign(n, jen.Qual(pathSgstream, "JoinForeignKey").Call(left, right, jen.Lit(base), joinKindLit(j.Kind), fk, joiner(r.Value), jen.Lit(store), sd))
 	default:
 		g.errorf(n.Pos, "node %q: join shape %q is not supported by the generator", n.Name, j.Shape)
 	}

@@ -16,11 +16,10 @@ import (
 // UpperOrder returns a copy of the order with upper-cased item names.
 func UpperOrder(key string, value *Order) *Order {
 	out := *value
-	out.Items = make([]*Item, len(value.Items))
+	out.Items = make([]Item, len(value.Items))
 	for i, it := range value.Items {
-		c := *it
-		c.Name = strings.ToUpper(c.Name)
-		out.Items[i] = &c
+		it.Name = strings.ToUpper(it.Name)
+		out.Items[i] = it
 	}
 	return &out
 }
