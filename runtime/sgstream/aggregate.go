@@ -158,7 +158,7 @@ func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
 // aggStore declares an aggregation's key-value store (logged, Pebble
 // unless the driver or engine runs in memory).
 func aggStore(b *Builder, info *NodeInfo, store string) {
-	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 }
 
 // Count counts the records of each key (KGroupedStream#count): records

@@ -46,6 +46,10 @@ type StoreSpec struct {
 	// Fingerprint identifies the key/value schema stored, so a Pebble store
 	// written by an incompatible topology is refused on open.
 	Fingerprint string
+	// Cached puts the store behind the task's record cache when the task
+	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
+	// it, as Kafka Streams caches Materialized stores by default.
+	Cached bool
 }
 
 // TopicRole says why the topology touches a topic.

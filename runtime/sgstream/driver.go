@@ -39,6 +39,7 @@ type driverConfig struct {
 	deser, proc       Policy
 	dlq               string
 	invalidTime       TimestampPolicy
+	cacheMaxBytes     int64
 }
 
 // DriverOpt configures a TestDriver.

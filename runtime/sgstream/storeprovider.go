@@ -192,6 +192,7 @@ func (d *TestDriver) taskFor(id TaskID) (*Task, error) {
 		Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.logger,
 		Deserialization: d.cfg.deser, Processing: d.cfg.proc, DeadLetterTopic: d.cfg.dlq,
 		InvalidTime: d.cfg.invalidTime, Now: func() int64 { return d.wall },
+		CacheMaxBytes: d.cfg.cacheMaxBytes,
 	})
 	if err != nil {
 		return nil, err
@@ -211,4 +212,12 @@ func (d *TestDriver) taskFor(id TaskID) (*Task, error) {
 // newBuiltinTimeStore creates window and session stores.
 func newBuiltinTimeStore(spec *StoreSpec, opts *sgstate.PebbleOptions) (sgstate.Store, error) {
 	return nil, fmt.Errorf("streamgen: store %q: window and session stores are not available yet", spec.Name)
+}
+
+// CacheMaxBytes gives every task of the driver a record cache of n bytes
+// (default 0, as TopologyTestDriver: every update is forwarded). The driver
+// still commits, and so flushes the cache, after every piped record, so
+// only updates caused by one input record are coalesced.
+func CacheMaxBytes(n int64) DriverOpt {
+	return driverOpt(func(c *driverConfig) { c.cacheMaxBytes = n })
 }

@@ -41,7 +41,7 @@ func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendO
 func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
 	info := b.AddNode(name, "table_source")
 	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
-	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
 	up := &tableUpserter[K, V]{out: out}
 	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
@@ -61,7 +61,7 @@ func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], stor
 // generated code repartitions first (Repartition), as toTable does.
 func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], value serdes.Serde[V]) Table[K, V] {
 	info := s.b.AddNode(name, "to_table", s.info)
-	s.b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+	s.b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(s.b, info, storeGetter(store, key, value), store, key, value)
 	up := &tableUpserter[K, V]{out: out}
 	s.b.OnInit(info, func(t *Task) error { return up.init(t, store, key, value) })

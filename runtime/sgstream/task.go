@@ -82,6 +82,13 @@ type TaskConfig struct {
 	// Now returns wall-clock time in ms (default time.Now); the test driver
 	// replaces it to advance wall-clock time by hand.
 	Now func() int64
+	// CacheMaxBytes is the task's record cache (its share of Kafka Streams'
+	// statestore.cache.max.bytes). 0, the test driver's setting, disables
+	// it: every update is forwarded. With a cache, updates to a cached
+	// store are coalesced per key and forwarded when the cache flushes:
+	// on eviction and in FlushCaches, which the engine must call before it
+	// commits the Kafka transaction (Commit calls it too).
+	CacheMaxBytes int64
 }
 
 // TaskID names a task: a sub-topology and a partition.
@@ -120,6 +127,8 @@ type Task struct {
 	// closers run when the task closes, before its stores close (user
 	// processors' Close).
 	closers []func() error
+	// cache is the record cache, nil without one (see kvstore.go).
+	cache *recordCache
 }
 
 type punctuation struct {
@@ -165,7 +174,7 @@ func (t *Task) Init() error {
 		if err != nil {
 			return fmt.Errorf("streamgen: task %s: open store %q: %w", t.ID, name, err)
 		}
-		t.stores[name] = s
+		t.stores[name] = t.wrapCache(spec, s)
 	}
 	for _, in := range t.b.inits {
 		if t.topo.nodes[in.node].Sub != t.ID.Sub {
@@ -388,6 +397,9 @@ func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
 // state, with the given changelog checkpoint. The engine calls it after the
 // Kafka transaction committed; the test driver after every record.
 func (t *Task) Commit(checkpoint map[string]int64) error {
+	if err := t.FlushCaches(); err != nil {
+		return err
+	}
 	for _, name := range t.sortedStoreNames() {
 		s := t.stores[name]
 		if err := s.Flush(); err != nil {

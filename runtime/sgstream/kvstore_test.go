@@ -1,0 +1,144 @@
+package sgstream
+
+import (
+	"fmt"
+	"testing"
+)
+
+// captured is a Collector that keeps what a task sends.
+type captured struct{ recs []RawRecord }
+
+func (c *captured) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, _ []byte) error {
+	c.recs = append(c.recs, copyRaw(RawRecord{Topic: topic, Partition: partition, Key: key, Value: value, Timestamp: ts, Headers: headers}))
+	return nil
+}
+
+func (c *captured) take(topic string, dec func([]byte) string) []string {
+	if dec == nil {
+		dec = func(b []byte) string { return string(b) }
+	}
+	var out []string
+	var rest []RawRecord
+	for _, r := range c.recs {
+		if r.Topic != topic {
+			rest = append(rest, r)
+			continue
+		}
+		v := "null"
+		if r.Value != nil {
+			v = dec(r.Value)
+		}
+		out = append(out, fmt.Sprintf("%s=%s@%d", r.Key, v, r.Timestamp))
+	}
+	c.recs = rest
+	return out
+}
+
+// cachedTask runs build's sub-topology 0 as one task with a record cache,
+// committing only when the test says so (as the Kafka engine does).
+func cachedTask(t *testing.T, build func(*Builder), cacheBytes int64) (*Task, *captured) {
+	t.Helper()
+	tp, err := NewTopology("app", build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewTestDriver(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &captured{}
+	task, err := tp.NewTask(TaskID{}, TaskConfig{Collector: c, Stores: d, CacheMaxBytes: cacheBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { task.Close() })
+	return task, c
+}
+
+func procS(t *testing.T, task *Task, topic, key, value string, ts int64) {
+	t.Helper()
+	if err := task.Process(&RawRecord{Topic: topic, Key: strBytes(key), Value: strBytes(value), Timestamp: ts}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheCoalescesUpdatesUntilCommit(t *testing.T) {
+	task, c := cachedTask(t, countTopology, 1<<20)
+	procS(t, task, "in", "a", "x", 1)
+	procS(t, task, "in", "a", "x", 2)
+	procS(t, task, "in", "b", "x", 3)
+	procS(t, task, "in", "a", "x", 4)
+	if got := c.take("out", decI64); len(got) != 0 {
+		t.Fatalf("forwarded before the flush: %q", got)
+	}
+	if got := c.take("app-counts-changelog", decI64); len(got) != 0 {
+		t.Fatalf("logged before the flush: %q", got)
+	}
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	// Latest value per key, keys in the order of their last update.
+	wantOut(t, c.take("out", decI64), "b=1@3", "a=3@4")
+	if got := c.take("app-counts-changelog", func(b []byte) string { return "" }); len(got) != 2 {
+		t.Fatalf("changelog after flush: %q", got)
+	}
+	procS(t, task, "in", "a", "x", 5)
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", decI64), "a=4@5")
+}
+
+func TestCacheDropsKeyCreatedAndDeletedBetweenFlushes(t *testing.T) {
+	task, c := cachedTask(t, func(b *Builder) {
+		tb := TableSource(b, "t", strSrc("in"), "t-store")
+		To(ToStream(tb, "s"), "sink", "out", strSink())
+	}, 1<<20)
+	procS(t, task, "in", "a", "1", 1)
+	procS(t, task, "in", "a", nullStr, 2)
+	procS(t, task, "in", "b", "1", 3)
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", nil), "b=1@3")
+	procS(t, task, "in", "b", "2", 4)
+	procS(t, task, "in", "b", nullStr, 5) // existed before: the delete is forwarded
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", nil), "b=null@5")
+}
+
+func TestCacheEvictionFlushesEarly(t *testing.T) {
+	task, c := cachedTask(t, countTopology, 1) // every entry is over budget
+	procS(t, task, "in", "a", "x", 1)
+	procS(t, task, "in", "a", "x", 2)
+	wantOut(t, c.take("out", decI64), "a=1@1", "a=2@2")
+}
+
+func TestCacheAbortDropsDirtyEntries(t *testing.T) {
+	task, c := cachedTask(t, countTopology, 1<<20)
+	procS(t, task, "in", "a", "x", 1)
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	procS(t, task, "in", "a", "x", 2)
+	if err := task.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	procS(t, task, "in", "a", "x", 3)
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", decI64), "a=1@1", "a=2@3")
+}
+
+func TestDriverWithCacheMatchesUncachedOutput(t *testing.T) {
+	d := newTDrv(t, countTopology, CacheMaxBytes(1<<20))
+	d.pipeS("in", "a", "x", 1)
+	d.pipeS("in", "a", "x", 2)
+	wantOut(t, d.outS("out", decI64), "a=1@1", "a=2@2")
+}
