@@ -50,8 +50,8 @@ func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte, bui
 		}
 	}
 	cfg := &packages.Config{
-		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
-		Dir:     abs,
+		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:        abs,
 		Overlay:    overlay,
 		Tests:      false,
 		BuildFlags: buildFlags,
