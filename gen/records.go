@@ -274,6 +274,19 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
 		}
 	case spec.KindMap:
 		kb, k, val := "kb"+d, "k"+d, "v"+d
+		if t.Elem.Kind != spec.KindRecord {
+			// Sorted key/value pairs in a stack array: no map lookups and,
+			// for up to 16 entries, no allocation.
+			e := "e" + d
+			body := []jen.Code{bAssign("AppendString", jen.Id(e).Dot("Key"))}
+			body = append(body, c.appendValue(t.Elem, func() *jen.Statement { return jen.Id(e).Dot("Value") }, depth+1)...)
+			return []jen.Code{jen.Block(
+				jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
+				jen.Var().Id(kb).Index(jen.Lit(16)).Qual(pathSerdes, "Entry").Types(c.goType(t.Elem)),
+				bAssign("AppendMapHeader", jen.Len(v())),
+				jen.For(jen.List(jen.Id("_"), jen.Id(e)).Op(":=").Range().Qual(pathSerdes, "SortedEntries").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
+			)}
+		}
 		body := []jen.Code{
 			bAssign("AppendString", jen.Id(k)),
 			jen.Id(val).Op(":=").Add(v()).Index(jen.Id(k)),

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -583,6 +584,31 @@ func SortedKeys[V any](m map[string]V, buf []string) []string {
 	// them free of the generic sort's overhead.
 	for i := 1; i < len(buf); i++ {
 		for j := i; j > 0 && buf[j] < buf[j-1]; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
+	return buf
+}
+
+// Entry is one key/value pair of a map field.
+type Entry[V any] struct {
+	Key   string
+	Value V
+}
+
+// SortedEntries is SortedKeys with the values: it saves encoders a map
+// lookup per key. Generated code uses it for maps of small values and
+// SortedKeys for maps of records, which would be copied.
+func SortedEntries[V any](m map[string]V, buf []Entry[V]) []Entry[V] {
+	for k, v := range m {
+		buf = append(buf, Entry[V]{k, v})
+	}
+	if len(buf) > 12 {
+		slices.SortFunc(buf, func(a, b Entry[V]) int { return strings.Compare(a.Key, b.Key) })
+		return buf
+	}
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j].Key < buf[j-1].Key; j-- {
 			buf[j], buf[j-1] = buf[j-1], buf[j]
 		}
 	}

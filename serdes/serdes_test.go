@@ -345,6 +345,11 @@ func TestAppendAllocs(t *testing.T) {
 			b = AppendString(b, k)
 			b = AppendInt64(b, m[k])
 		}
+		var eb [8]Entry[int64]
+		for _, e := range SortedEntries(m, eb[:0]) {
+			b = AppendString(b, e.Key)
+			b = AppendInt64(b, e.Value)
+		}
 		_ = b
 	})
 	if allocs != 0 {
@@ -365,5 +370,11 @@ func TestSortedKeys(t *testing.T) {
 	}
 	if keys := SortedKeys(map[string]int{"b": 1, "a": 2}, nil); keys[0] != "a" || keys[1] != "b" {
 		t.Errorf("small map: %v", keys)
+	}
+	entries := SortedEntries(m, nil)
+	for i, e := range entries {
+		if e.Key != keys[i] || e.Value != m[e.Key] {
+			t.Fatalf("entry %d = %+v, want key %q", i, e, keys[i])
+		}
 	}
 }

@@ -239,12 +239,11 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		b = append(b, 18) // field 18
 		{
 			// Keys in sorted order: equal records encode to equal bytes.
-			var kb0 [16]string
+			var kb0 [16]serdes.Entry[float64]
 			b = serdes.AppendMapHeader(b, len(r.OptMap))
-			for _, k0 := range serdes.SortedKeys(r.OptMap, kb0[:0]) {
-				b = serdes.AppendString(b, k0)
-				v0 := r.OptMap[k0]
-				b = serdes.AppendFloat64(b, v0)
+			for _, e0 := range serdes.SortedEntries(r.OptMap, kb0[:0]) {
+				b = serdes.AppendString(b, e0.Key)
+				b = serdes.AppendFloat64(b, e0.Value)
 			}
 		}
 	}
@@ -292,12 +291,11 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	for i0 := range r.ListMap {
 		{
 			// Keys in sorted order: equal records encode to equal bytes.
-			var kb1 [16]string
+			var kb1 [16]serdes.Entry[bool]
 			b = serdes.AppendMapHeader(b, len(r.ListMap[i0]))
-			for _, k1 := range serdes.SortedKeys(r.ListMap[i0], kb1[:0]) {
-				b = serdes.AppendString(b, k1)
-				v1 := r.ListMap[i0][k1]
-				b = serdes.AppendBool(b, v1)
+			for _, e1 := range serdes.SortedEntries(r.ListMap[i0], kb1[:0]) {
+				b = serdes.AppendString(b, e1.Key)
+				b = serdes.AppendBool(b, e1.Value)
 			}
 		}
 	}
@@ -309,12 +307,11 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = append(b, 28) // field 28
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]string
+		var kb0 [16]serdes.Entry[string]
 		b = serdes.AppendMapHeader(b, len(r.MapS))
-		for _, k0 := range serdes.SortedKeys(r.MapS, kb0[:0]) {
-			b = serdes.AppendString(b, k0)
-			v0 := r.MapS[k0]
-			b = serdes.AppendString(b, v0)
+		for _, e0 := range serdes.SortedEntries(r.MapS, kb0[:0]) {
+			b = serdes.AppendString(b, e0.Key)
+			b = serdes.AppendString(b, e0.Value)
 		}
 	}
 	b = append(b, 29) // field 29
@@ -331,26 +328,24 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = append(b, 30) // field 30
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]string
+		var kb0 [16]serdes.Entry[[]Leaf]
 		b = serdes.AppendMapHeader(b, len(r.MapList))
-		for _, k0 := range serdes.SortedKeys(r.MapList, kb0[:0]) {
-			b = serdes.AppendString(b, k0)
-			v0 := r.MapList[k0]
-			b = serdes.AppendArrayHeader(b, len(v0))
-			for i1 := range v0 {
-				b = v0[i1].AppendMsg(b)
+		for _, e0 := range serdes.SortedEntries(r.MapList, kb0[:0]) {
+			b = serdes.AppendString(b, e0.Key)
+			b = serdes.AppendArrayHeader(b, len(e0.Value))
+			for i1 := range e0.Value {
+				b = e0.Value[i1].AppendMsg(b)
 			}
 		}
 	}
 	b = append(b, 31) // field 31
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]string
+		var kb0 [16]serdes.Entry[*Leaf]
 		b = serdes.AppendMapHeader(b, len(r.MapOptLeaf))
-		for _, k0 := range serdes.SortedKeys(r.MapOptLeaf, kb0[:0]) {
-			b = serdes.AppendString(b, k0)
-			v0 := r.MapOptLeaf[k0]
-			b = v0.AppendMsg(b)
+		for _, e0 := range serdes.SortedEntries(r.MapOptLeaf, kb0[:0]) {
+			b = serdes.AppendString(b, e0.Key)
+			b = e0.Value.AppendMsg(b)
 		}
 	}
 	b = append(b, 32) // field 32
