@@ -12,18 +12,24 @@ type variant struct {
 	name       string
 	persistent bool
 	kv         func(name string) KeyValueStore
+	window     func(name string, o WindowOptions) WindowStore
+	session    func(name string, o SessionOptions) SessionStore
 }
 
 func variants() []variant {
 	return []variant{
 		{
-			name: "memory",
-			kv:   func(n string) KeyValueStore { return NewMemoryKeyValue(n) },
+			name:    "memory",
+			kv:      func(n string) KeyValueStore { return NewMemoryKeyValue(n) },
+			window:  func(n string, o WindowOptions) WindowStore { return NewMemoryWindow(n, o) },
+			session: func(n string, o SessionOptions) SessionStore { return NewMemorySession(n, o) },
 		},
 		{
 			name:       "pebble",
 			persistent: true,
 			kv:         func(n string) KeyValueStore { return NewPebbleKeyValue(n, nil) },
+			window:     func(n string, o WindowOptions) WindowStore { return NewPebbleWindow(n, o, nil) },
+			session:    func(n string, o SessionOptions) SessionStore { return NewPebbleSession(n, o, nil) },
 		},
 	}
 }

@@ -163,3 +163,14 @@ func TestFingerprintMismatch(t *testing.T) {
 	initStore(t, s, dir, nil)
 	mustNoErr(t, s.Close())
 }
+func TestLayoutMismatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	s := NewPebbleKeyValue("s", nil)
+	initStore(t, s, dir, nil)
+	mustNoErr(t, s.Close())
+	w := NewPebbleWindow("s", WindowOptions{Retention: 10, SegmentInterval: 5}, nil)
+	err := w.Init(&StoreContext{Dir: dir})
+	if !errors.Is(err, ErrFormatMismatch) || !strings.Contains(err.Error(), `layout on disk "kv", this binary "window`) {
+		t.Fatalf("err = %v", err)
+	}
+}

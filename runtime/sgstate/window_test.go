@@ -1,0 +1,286 @@
+package sgstate
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type wop struct {
+	key string
+	ts  int64
+	val string // "" with del deletes
+	del bool
+}
+
+type wq struct {
+	kind     string // fetch, back, all
+	key      string
+	from, to int64
+	want     string
+}
+
+type windowCase struct {
+	name     string
+	opts     WindowOptions
+	puts     []wop
+	queries  []wq
+	observed int64
+}
+
+var windowCases = []windowCase{
+	{
+		name: "fetch bounds inclusive",
+		opts: WindowOptions{Retention: 100, SegmentInterval: 10},
+		puts: []wop{{"a", 10, "x", false}, {"a", 20, "y", false}, {"a", 30, "z", false}, {"b", 20, "q", false}},
+		queries: []wq{
+			{"fetch", "a", 10, 30, "10=x 20=y 30=z"},
+			{"fetch", "a", 11, 29, "20=y"},
+			{"fetch", "a", 20, 20, "20=y"},
+			{"fetch", "a", 31, 40, ""},
+			{"fetch", "a", 30, 20, ""},
+			{"fetch", "c", 0, 100, ""},
+			{"fetch", "a", math.MinInt64, math.MaxInt64, "10=x 20=y 30=z"},
+			{"back", "a", 10, 30, "30=z 20=y 10=x"},
+			{"back", "a", 11, 30, "30=z 20=y"},
+			{"all", "", 20, 30, "a@20=y b@20=q a@30=z"},
+			{"all", "", math.MinInt64, math.MaxInt64, "a@10=x a@20=y b@20=q a@30=z"},
+		},
+		observed: 30,
+	},
+	{
+		name: "retention: late put at the exact boundary is dropped, one later is kept",
+		opts: WindowOptions{Retention: 10, SegmentInterval: 5},
+		puts: []wop{{"a", 0, "v0", false}, {"a", 5, "v5", false}, {"a", 10, "v10", false}, {"a", 11, "v11", false},
+			{"a", 1, "late", false}, {"a", 2, "ok", false}},
+		queries: []wq{
+			{"fetch", "a", 0, 100, "2=ok 5=v5 10=v10 11=v11"},
+			{"fetch", "a", 1, 2, "2=ok"},
+			{"back", "a", 0, 100, "11=v11 10=v10 5=v5 2=ok"},
+			{"all", "", 0, 100, "a@2=ok a@5=v5 a@10=v10 a@11=v11"},
+		},
+		observed: 11,
+	},
+	{
+		name: "retention: stored entries expire exactly at observed - retention",
+		opts: WindowOptions{Retention: 10, SegmentInterval: 3},
+		puts: []wop{{"a", 1, "x", false}, {"a", 2, "y", false}, {"b", 1, "x", false}, {"a", 11, "z", false}},
+		queries: []wq{
+			{"fetch", "a", 0, 20, "2=y 11=z"},
+			{"fetch", "b", 0, 20, ""},
+			{"all", "", 0, 20, "a@2=y a@11=z"},
+		},
+		observed: 11,
+	},
+	{
+		name: "retention: whole segments dropped far behind",
+		opts: WindowOptions{Retention: 10, SegmentInterval: 5},
+		puts: []wop{{"a", 0, "0", false}, {"a", 7, "7", false}, {"b", 12, "12", false}, {"a", 50, "50", false}, {"a", 45, "45", false}},
+		queries: []wq{
+			{"fetch", "a", 0, 100, "45=45 50=50"},
+			{"all", "", 0, 100, "a@45=45 a@50=50"},
+		},
+		observed: 50,
+	},
+	{
+		name: "retain duplicates in insertion order",
+		opts: WindowOptions{Retention: 100, RetainDuplicates: true},
+		puts: []wop{{"a", 5, "1", false}, {"a", 5, "2", false}, {"b", 5, "x", false}, {"a", 3, "0", false},
+			{"a", 5, "3", false}, {"a", 5, "", true}},
+		queries: []wq{
+			{"fetch", "a", 0, 10, "3=0 5=1 5=2 5=3"},
+			{"back", "a", 0, 10, "5=3 5=2 5=1 3=0"},
+			{"all", "", 0, 10, "a@3=0 a@5=1 a@5=2 a@5=3 b@5=x"},
+		},
+		observed: 5,
+	},
+	{
+		name: "overwrite and delete without duplicates",
+		opts: WindowOptions{Retention: 100},
+		puts: []wop{{"a", 5, "1", false}, {"a", 5, "2", false}, {"b", 5, "x", false}, {"b", 5, "", true}},
+		queries: []wq{
+			{"fetch", "a", 0, 10, "5=2"},
+			{"fetch", "b", 0, 10, ""},
+			{"all", "", 0, 10, "a@5=2"},
+		},
+		observed: 5,
+	},
+	{
+		name: "keys that prefix each other stay apart",
+		opts: WindowOptions{Retention: 100},
+		puts: []wop{{"ab", 1, "ab", false}, {"a\x00", 1, "a0", false}, {"a", 1, "a", false}, {"", 1, "empty", false},
+			{"\x00", 1, "zero", false}, {"a", 2, "a2", false}},
+		queries: []wq{
+			{"fetch", "a", 0, 10, "1=a 2=a2"},
+			{"fetch", "", 0, 10, "1=empty"},
+			{"fetch", "a\x00", 0, 10, "1=a0"},
+			{"all", "", 0, 10, "@1=empty \x00@1=zero a@1=a a\x00@1=a0 ab@1=ab a@2=a2"},
+		},
+		observed: 2,
+	},
+	{
+		name: "fetch across segments",
+		opts: WindowOptions{Retention: 100, SegmentInterval: 10},
+		puts: []wop{{"a", 5, "5", false}, {"a", 15, "15", false}, {"a", 25, "25", false}, {"a", 95, "95", false}, {"b", 20, "b", false}},
+		queries: []wq{
+			{"fetch", "a", 10, 30, "15=15 25=25"},
+			{"back", "a", 0, 100, "95=95 25=25 15=15 5=5"},
+			{"all", "", 10, 20, "a@15=15 b@20=b"},
+		},
+		observed: 95,
+	},
+	{
+		name:     "empty store",
+		opts:     WindowOptions{Retention: 100},
+		queries:  []wq{{"fetch", "a", math.MinInt64, math.MaxInt64, ""}, {"all", "", 0, 10, ""}},
+		observed: math.MinInt64,
+	},
+}
+
+func runWindowQuery(t *testing.T, s WindowStore, q wq) string {
+	t.Helper()
+	var out []string
+	var err error
+	switch q.kind {
+	case "fetch", "back":
+		f := s.Fetch
+		if q.kind == "back" {
+			f = s.BackwardFetch
+		}
+		err = f([]byte(q.key), q.from, q.to, func(ts int64, v []byte) error {
+			out = append(out, fmt.Sprintf("%d=%s", ts, v))
+			return nil
+		})
+	case "all":
+		err = s.FetchAll(q.from, q.to, func(k []byte, ts int64, v []byte) error {
+			out = append(out, fmt.Sprintf("%s@%d=%s", k, ts, v))
+			return nil
+		})
+	}
+	mustNoErr(t, err)
+	return strings.Join(out, " ")
+}
+
+// storeModes says how the writes reach the state the queries see; every case
+// must answer identically in all of them.
+var storeModes = []string{"staged", "committed", "reopened", "restored"}
+
+func TestWindowStore(t *testing.T) {
+	for _, v := range variants() {
+		for _, mode := range storeModes {
+			if mode == "reopened" && !v.persistent {
+				continue
+			}
+			for _, c := range windowCases {
+				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
+					dir := filepath.Join(t.TempDir(), "w")
+					log := &recLog{}
+					s := v.window("w", c.opts)
+					initStore(t, s, dir, log)
+					for _, p := range c.puts {
+						var val []byte
+						if !p.del {
+							val = []byte(p.val)
+						}
+						mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
+						if mode != "staged" {
+							mustNoErr(t, s.(Transactional).Commit(nil))
+						}
+					}
+					switch mode {
+					case "reopened":
+						mustNoErr(t, s.Close())
+						s = v.window("w", c.opts)
+						initStore(t, s, dir, nil)
+					case "restored":
+						mustNoErr(t, s.Close())
+						s = v.window("w", c.opts)
+						initStore(t, s, filepath.Join(t.TempDir(), "w2"), nil)
+						// Replay in two batches to cross a batch boundary.
+						half := len(log.recs) / 2
+						mustNoErr(t, s.(Restorer).RestoreBatch(log.recs[:half]))
+						mustNoErr(t, s.(Restorer).RestoreBatch(log.recs[half:]))
+						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(log.recs))}))
+					}
+					defer s.Close()
+					for _, q := range c.queries {
+						if got := runWindowQuery(t, s, q); got != q.want {
+							t.Errorf("%s %q [%d,%d] = %q, want %q", q.kind, q.key, q.from, q.to, got, q.want)
+						}
+					}
+					if got := s.ObservedStreamTime(); got != c.observed {
+						t.Errorf("observed stream time = %d, want %d", got, c.observed)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestWindowChangelogFormat(t *testing.T) {
+	log := &recLog{}
+	s := NewMemoryWindow("w", WindowOptions{Retention: 100, RetainDuplicates: true})
+	mustNoErr(t, s.Init(&StoreContext{Changelog: log, RecordTimestamp: func() int64 { return 42 }}))
+	mustNoErr(t, s.Put([]byte("k"), 7, []byte("v")))
+	mustNoErr(t, s.Put([]byte("k"), 7, []byte("w")))
+	want := []string{"6b000000000000000700000001=v@42", "6b000000000000000700000002=w@42"}
+	for i, r := range log.recs {
+		if got := fmt.Sprintf("%x=%s@%d", r.Key, r.Value, r.Timestamp); got != want[i] {
+			t.Errorf("record %d = %s, want %s", i, got, want[i])
+		}
+	}
+}
+
+func TestWindowAbortRollsBackStreamTime(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+			defer s.Close()
+			mustNoErr(t, s.Put([]byte("a"), 3, []byte("x")))
+			mustNoErr(t, s.(Transactional).Commit(nil))
+			// A staged put far ahead expires a@3 and drops its segment...
+			mustNoErr(t, s.Put([]byte("a"), 100, []byte("y")))
+			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "100=y" {
+				t.Fatalf("staged = %q", got)
+			}
+			// ...and the abort brings both back.
+			mustNoErr(t, s.(Transactional).Abort())
+			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "3=x" {
+				t.Fatalf("after abort = %q", got)
+			}
+			if s.ObservedStreamTime() != 3 {
+				t.Fatalf("observed = %d", s.ObservedStreamTime())
+			}
+		})
+	}
+}
+
+// TestWindowSegmentsPhysicallyDropped checks that expiry frees storage, not
+// only hides entries: after advancing far, only the live segments remain in
+// the engine (both indexes).
+func TestWindowSegmentsPhysicallyDropped(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+			defer s.Close()
+			for ts := int64(0); ts < 100; ts++ {
+				mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
+				if ts%10 == 0 {
+					mustNoErr(t, s.(Transactional).Commit(nil))
+				}
+			}
+			mustNoErr(t, s.(Transactional).Commit(nil))
+			var raw int
+			eng := s.(*windowStore).eng
+			mustNoErr(t, eng.scan(nil, nil, false, func(_, _ []byte) error { raw++; return nil }))
+			// observed 99, live from 90; segment 18 starts at 90: 10 entries × 2 indexes.
+			if raw != 20 {
+				t.Fatalf("raw entries = %d, want 20", raw)
+			}
+		})
+	}
+}
