@@ -42,6 +42,14 @@ start_timeout=${STREAMGEN_KAFKA_START_TIMEOUT:-120}
 stop_timeout=${STREAMGEN_KAFKA_STOP_TIMEOUT:-30}
 heap=${STREAMGEN_KAFKA_HEAP:-512m}
 
+# JVM options for a test broker on a small, busy machine. C1-only JIT and the serial
+# collector halve the CPU a start costs (measured: ~10 s -> ~4.7 s of CPU to readiness),
+# which on 2 shared cores is most of the wall time; a test broker's throughput needs are
+# modest. STREAMGEN_KAFKA_JVM_OPTS comes last, so it can override any of these.
+jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true)
+read -r -a extra_jvm_opts <<<"${STREAMGEN_KAFKA_JVM_OPTS:-}"
+jvm_opts+=("${extra_jvm_opts[@]}")
+
 log() { echo "kafka.sh: $*" >&2; }
 die() {
 	log "$*"
@@ -122,7 +130,7 @@ free_port() {
 }
 
 random_cluster_id() {
-	# A Kafka Uuid is 16 random bytes in URL-safe base64 without padding. Kafka refuses ids
+	# Also used for directory ids. A Kafka Uuid is 16 random bytes in URL-safe base64 without padding. Kafka refuses ids
 	# starting with '-' (they look like flags), so draw again then.
 	local id
 	while :; do
@@ -207,27 +215,41 @@ broker_addr() {
 	echo "${adv#*://}"
 }
 
+# format_storage does what `kafka-storage format` does for a single static-quorum node.
+# The real formatter costs a JVM start (2-3 s of CPU, 10+ s on a busy 2-core machine), so
+# its output is kept as a template: bootstrap.checkpoint holds only the feature levels of
+# this Kafka version, and meta.properties is plain text we can write with fresh ids.
+# Extra properties might change what format writes, so with those we always run it.
 format_storage() {
 	local d=$1
 	[[ -f $d/data/meta.properties ]] && return 0
-	local cid
+	local cid t0=$SECONDS tmpl=$libs/.bootstrap.checkpoint
 	cid=$(random_cluster_id)
 	echo "$cid" >"$d/cluster.id"
-	java -cp "$libs/*" -Dlog4j2.configurationFile="$d/log4j2.properties" \
+	if [[ -z ${STREAMGEN_KAFKA_EXTRA_PROPS:-} && -f $tmpl ]]; then
+		mkdir -p "$d/data"
+		cp "$tmpl" "$d/data/bootstrap.checkpoint"
+		cat >"$d/data/meta.properties" <<EOF
+#
+#Written by scripts/kafka.sh from a kafka-storage format template
+node.id=1
+directory.id=$(random_cluster_id)
+version=1
+cluster.id=$cid
+EOF
+		return 0
+	fi
+	java "${jvm_opts[@]}" -cp "$libs/*" -Dlog4j2.configurationFile="$d/log4j2.properties" \
 		kafka.tools.StorageTool format --cluster-id "$cid" --config "$d/server.properties" \
 		>"$d/logs/format.log" 2>&1 || {
 		cat "$d/logs/format.log" >&2
 		die "formatting KRaft storage in $d/data failed"
 	}
+	log "formatted $d/data (cluster id $cid) in $((SECONDS - t0))s"
+	if [[ -z ${STREAMGEN_KAFKA_EXTRA_PROPS:-} && -f $d/data/bootstrap.checkpoint ]]; then
+		cp "$d/data/bootstrap.checkpoint" "$tmpl.$$" && mv -f "$tmpl.$$" "$tmpl"
+	fi
 }
-
-# JVM options for a test broker on a small, busy machine. C1-only JIT and the serial
-# collector halve the CPU a start costs (measured: ~10 s -> ~4.7 s of CPU to readiness),
-# which on 2 shared cores is most of the wall time; a test broker's throughput needs are
-# modest. STREAMGEN_KAFKA_JVM_OPTS comes last, so it can override any of these.
-jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true)
-read -r -a extra_jvm_opts <<<"${STREAMGEN_KAFKA_JVM_OPTS:-}"
-jvm_opts+=("${extra_jvm_opts[@]}")
 
 launch() {
 	local d=$1
@@ -258,11 +280,13 @@ build_waiter() {
 
 wait_ready() {
 	local d=$1 pid=$2 addr=$3 builder=$4 deadline=$((SECONDS + start_timeout))
+	local t0=$SECONDS
 	while ! port_open "${addr##*:}"; do
 		kill -0 "$pid" 2>/dev/null || return 1
 		((SECONDS < deadline)) || return 2
 		sleep 0.2
 	done
+	log "port ${addr##*:} open after $((SECONDS - t0))s"
 	local have_waiter=0
 	if wait "$builder"; then
 		have_waiter=1

@@ -36,16 +36,30 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-# Turn signals into a normal exit so the EXIT trap runs and the status says what happened.
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+# A signal ends the command too and becomes a normal exit, so the EXIT trap stops the
+# broker (which runs in its own session and would otherwise outlive us).
+child=
+# shellcheck disable=SC2317 # called by the signal traps
+on_signal() {
+	if [[ -n $child ]]; then
+		kill -TERM "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
+	exit "$1"
+}
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
 
 bash "$kafka" fetch
 line=$(bash "$kafka" start "$dir")
 export STREAMGEN_KAFKA_BROKERS=${line#STREAMGEN_KAFKA_BROKERS=}
 export STREAMGEN_KAFKA_DIR=$dir
 
+# In the background so that a signal interrupts `wait` at once (bash runs traps only
+# between commands); <&0 keeps our stdin, which a background job would otherwise lose.
+"$@" <&0 &
+child=$!
 rc=0
-"$@" || rc=$?
+wait "$child" || rc=$?
 exit "$rc"
