@@ -209,9 +209,24 @@ func (d *TestDriver) taskFor(id TaskID) (*Task, error) {
 	return t, nil
 }
 
-// newBuiltinTimeStore creates window and session stores.
+// newBuiltinTimeStore creates window and session stores; opts nil means
+// in memory.
 func newBuiltinTimeStore(spec *StoreSpec, opts *sgstate.PebbleOptions) (sgstate.Store, error) {
-	return nil, fmt.Errorf("streamgen: store %q: window and session stores are not available yet", spec.Name)
+	if spec.Retention <= 0 {
+		return nil, fmt.Errorf("streamgen: store %q: window and session stores need a retention", spec.Name)
+	}
+	if spec.Kind == SessionStore {
+		o := sgstate.SessionOptions{Retention: spec.Retention.Milliseconds()}
+		if opts == nil {
+			return sgstate.NewMemorySession(spec.Name, o), nil
+		}
+		return sgstate.NewPebbleSession(spec.Name, o, opts), nil
+	}
+	o := sgstate.WindowOptions{Retention: spec.Retention.Milliseconds(), WindowSize: spec.WindowSize.Milliseconds(), RetainDuplicates: spec.RetainDuplicates}
+	if opts == nil {
+		return sgstate.NewMemoryWindow(spec.Name, o), nil
+	}
+	return sgstate.NewPebbleWindow(spec.Name, o, opts), nil
 }
 
 // CacheMaxBytes gives every task of the driver a record cache of n bytes
