@@ -1,0 +1,294 @@
+package sgstate
+
+import "slices"
+
+// Cache is Kafka Streams' record cache (ThreadCache): a byte budget shared by
+// the namespaces (one per cached store) of one stream thread. It coalesces
+// updates per key between commits, so downstream sees the latest value per
+// key per commit instead of every update.
+//
+// It is independent of the stores: the processor graph reads through it,
+// writes into it, and in the flush callback writes the surviving value to
+// the store and forwards it. Rules, as in Kafka:
+//   - Put marks the key dirty and most recently used; the value replaces any
+//     earlier one (only the latest value and record context are flushed).
+//   - When the budget is exceeded, the namespace being written evicts its
+//     least recently used entries; evicting a dirty entry first flushes the
+//     whole namespace.
+//   - Flush (on commit, or on such an eviction) calls the callback once per
+//     dirty key, in the order the keys were last updated, with the old value
+//     read from the underlying store — except for keys that did not exist
+//     before and were deleted again (new nil, no old value).
+//   - A budget of 0 makes every Put flush at once (caching disabled).
+//
+// A Cache is not safe for concurrent use.
+type Cache struct {
+	max  int64
+	size int64
+	ns   map[string]*NamedCache
+}
+
+// cacheEntryOverhead approximates the per-entry bookkeeping in bytes, so the
+// budget bounds memory even for tiny records.
+const cacheEntryOverhead = 64
+
+// NewCache returns a cache with a budget of maxBytes (Kafka's
+// statestore.cache.max.bytes divided among the stream threads). 0 disables
+// caching: every Put is flushed immediately.
+func NewCache(maxBytes int64) *Cache {
+	return &Cache{max: max(maxBytes, 0), ns: map[string]*NamedCache{}}
+}
+
+// FlushEntry is one key's surviving update, handed to the flush callback.
+// Slices are valid during the callback only.
+type FlushEntry struct {
+	Key      []byte
+	NewValue []byte // nil: the key was deleted
+	OldValue []byte // the underlying store's value before this flush; nil if absent
+	// Timestamp and Context are those of the latest Put (the record context
+	// Kafka forwards with the value).
+	Timestamp int64
+	Context   any
+}
+
+// Namespace returns the cache of one store, creating it on first use.
+// old reads the underlying store (it supplies FlushEntry.OldValue); flush
+// must write the entry to the store and forward it. Calling Namespace again
+// for an existing name returns it unchanged.
+func (c *Cache) Namespace(name string, old func(key []byte) ([]byte, bool, error), flush func(FlushEntry) error) *NamedCache {
+	if n, ok := c.ns[name]; ok {
+		return n
+	}
+	n := &NamedCache{c: c, name: name, old: old, flush: flush, m: map[string]*cacheEntry{}}
+	n.lru.init()
+	n.dirty.dirty = true
+	n.dirty.init()
+	c.ns[name] = n
+	return n
+}
+
+// Flush flushes every namespace (on commit), in name order for determinism.
+func (c *Cache) Flush() error {
+	names := make([]string, 0, len(c.ns))
+	for k := range c.ns {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if err := c.ns[k].Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SizeBytes is the accounted size of all cached entries.
+func (c *Cache) SizeBytes() int64 { return c.size }
+
+// NamedCache is one store's part of a Cache.
+type NamedCache struct {
+	c     *Cache
+	name  string
+	old   func(key []byte) ([]byte, bool, error)
+	flush func(FlushEntry) error
+	m     map[string]*cacheEntry
+	lru   entryList // front = least recently used
+	dirty entryList // front = least recently updated dirty entry
+	// flushing guards against evicting from the namespace while its flush
+	// callback runs.
+	flushing bool
+}
+
+type cacheEntry struct {
+	key       []byte
+	value     []byte
+	ts        int64
+	ctx       any
+	isDirty   bool
+	lruLinks  links
+	dirtyLink links
+}
+
+type links struct{ prev, next *cacheEntry }
+
+// entryList is an intrusive doubly linked list; which links it uses is
+// fixed at init.
+type entryList struct {
+	root  cacheEntry
+	dirty bool
+}
+
+func (l *entryList) init() { l.links(&l.root).prev, l.links(&l.root).next = &l.root, &l.root }
+
+func (l *entryList) links(e *cacheEntry) *links {
+	if l.dirty {
+		return &e.dirtyLink
+	}
+	return &e.lruLinks
+}
+
+func (l *entryList) pushBack(e *cacheEntry) {
+	last := l.links(&l.root).prev
+	l.links(e).prev, l.links(e).next = last, &l.root
+	l.links(last).next = e
+	l.links(&l.root).prev = e
+}
+
+func (l *entryList) remove(e *cacheEntry) {
+	lk := l.links(e)
+	l.links(lk.prev).next = lk.next
+	l.links(lk.next).prev = lk.prev
+	lk.prev, lk.next = nil, nil
+}
+
+func (l *entryList) front() *cacheEntry {
+	if f := l.links(&l.root).next; f != &l.root {
+		return f
+	}
+	return nil
+}
+
+func entrySize(e *cacheEntry) int64 {
+	return int64(len(e.key) + len(e.value) + cacheEntryOverhead)
+}
+
+// Get returns the cached value: ok false if the key is not cached (read the
+// store), ok true with nil value if it is cached as deleted. The slice must
+// not be modified; it stays valid (the cache never writes into it).
+func (n *NamedCache) Get(key []byte) (value []byte, ok bool) {
+	e := n.m[string(key)]
+	if e == nil {
+		return nil, false
+	}
+	n.lru.remove(e)
+	n.lru.pushBack(e)
+	return e.value, true
+}
+
+// Put caches value (nil = delete) as the key's latest update with its record
+// timestamp and context, then evicts if the budget is exceeded. Key and value
+// are copied. The error is a flush callback's error from an eviction.
+func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
+	e := n.m[string(key)]
+	if e == nil {
+		e = &cacheEntry{key: cloneBytes(key)}
+		if e.key == nil {
+			e.key = []byte{}
+		}
+		n.m[string(e.key)] = e
+		n.lru.pushBack(e)
+	} else {
+		n.c.size -= entrySize(e)
+		n.lru.remove(e)
+		n.lru.pushBack(e)
+		if e.isDirty {
+			n.dirty.remove(e)
+		}
+	}
+	if value != nil {
+		value = append(make([]byte, 0, len(value)), value...)
+	}
+	e.value, e.ts, e.ctx, e.isDirty = value, ts, ctx, true
+	n.dirty.pushBack(e)
+	n.c.size += entrySize(e)
+	return n.maybeEvict()
+}
+
+func (n *NamedCache) maybeEvict() error {
+	for n.c.size > n.c.max && !n.flushing {
+		e := n.lru.front()
+		if e == nil {
+			// What is left belongs to other namespaces; they evict on their
+			// own writes (Kafka does the same).
+			return nil
+		}
+		if e.isDirty {
+			if err := n.Flush(); err != nil {
+				return err
+			}
+		}
+		if n.m[string(e.key)] == e { // a flush callback may have removed it
+			n.drop(e)
+		}
+	}
+	return nil
+}
+
+func (n *NamedCache) drop(e *cacheEntry) {
+	n.lru.remove(e)
+	if e.isDirty {
+		n.dirty.remove(e)
+	}
+	delete(n.m, string(e.key))
+	n.c.size -= entrySize(e)
+}
+
+// Flush hands every dirty entry to the flush callback (see Cache) and marks
+// it clean; clean entries stay cached for reads.
+func (n *NamedCache) Flush() error {
+	if n.flushing || n.dirty.front() == nil {
+		return nil
+	}
+	var batch []*cacheEntry
+	for e := n.dirty.front(); e != nil; e = n.dirty.front() {
+		n.dirty.remove(e)
+		e.isDirty = false
+		batch = append(batch, e)
+	}
+	n.flushing = true
+	defer func() { n.flushing = false }()
+	for i, e := range batch {
+		old, had, err := n.old(e.key)
+		if err != nil {
+			n.redirty(batch[i:])
+			return err
+		}
+		if !had {
+			old = nil
+		}
+		if e.value == nil && !had {
+			// Created and deleted within one flush cycle: nothing to write
+			// or forward.
+			continue
+		}
+		if err := n.flush(FlushEntry{Key: e.key, NewValue: e.value, OldValue: old, Timestamp: e.ts, Context: e.ctx}); err != nil {
+			n.redirty(batch[i:])
+			return err
+		}
+	}
+	return nil
+}
+
+// redirty puts entries whose flush did not happen back on the dirty list.
+func (n *NamedCache) redirty(rest []*cacheEntry) {
+	for _, e := range rest {
+		if n.m[string(e.key)] == e && !e.isDirty {
+			e.isDirty = true
+			n.dirty.pushBack(e)
+		}
+	}
+}
+
+// Clear drops every entry, dirty or clean, without flushing: call it when the
+// store's staged writes are aborted, since clean entries may reflect writes
+// that are being rolled back.
+func (n *NamedCache) Clear() {
+	for e := n.lru.front(); e != nil; e = n.lru.front() {
+		n.drop(e)
+	}
+}
+
+// Len is the number of cached keys.
+func (n *NamedCache) Len() int { return len(n.m) }
+
+// Dirty is the number of keys waiting for a flush.
+func (n *NamedCache) Dirty() int {
+	c := 0
+	for e := n.dirty.front(); e != nil; e = n.dirty.links(e).next {
+		if e == &n.dirty.root {
+			break
+		}
+		c++
+	}
+	return c
+}
