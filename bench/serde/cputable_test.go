@@ -1,0 +1,71 @@
+package serde
+
+import (
+	"flag"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var cpuTable = flag.Bool("cputable", false, "print process CPU time per operation of every benchmark (robust on a loaded machine)")
+
+// processCPU is the CPU time of this process (all threads, so GC work is
+// counted), which other processes' load does not inflate the way it does
+// wall-clock ns/op.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestCPUTable prints the README table: for each benchmark the minimum over
+// interleaved rounds of process CPU time per operation. Run with
+// go test ./bench/serde -run TestCPUTable -cputable -v.
+func TestCPUTable(t *testing.T) {
+	if !*cpuTable {
+		t.Skip("run with -cputable")
+	}
+	type variant struct {
+		name string
+		fn   func(*testing.B, bool, bool)
+	}
+	variants := []variant{{"streamgen", benchStreamgen}, {"msgpackv5", benchMsgpackV5}, {"tinylibmsgp", benchTinylib}}
+	modes := []struct {
+		name           string
+		encode, decode bool
+	}{{"RoundTrip", true, true}, {"Encode", true, false}, {"Decode", false, true}}
+	const rounds, n = 7, 200000
+	best := map[string]time.Duration{}
+	allocs := map[string]int64{}
+	for r := 0; r < rounds; r++ {
+		for _, m := range modes {
+			for _, v := range variants {
+				key := m.name + "/" + v.name
+				var cpu time.Duration
+				res := testing.Benchmark(func(b *testing.B) {
+					b.N = n
+					start := processCPU()
+					v.fn(b, m.encode, m.decode)
+					cpu = processCPU() - start
+				})
+				per := cpu / time.Duration(res.N)
+				if d, ok := best[key]; !ok || per < d {
+					best[key] = per
+				}
+				allocs[key] = res.AllocsPerOp()
+			}
+		}
+	}
+	fmt.Println("| benchmark | CPU ns/op | allocs/op | vs msgpack/v5 | vs tinylib/msgp |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, m := range modes {
+		for _, v := range variants {
+			key := m.name + "/" + v.name
+			fmt.Printf("| %s | %d | %d | %.1f× | %.2f× |\n", key, best[key].Nanoseconds(), allocs[key],
+				float64(best[m.name+"/msgpackv5"])/float64(best[key]), float64(best[m.name+"/tinylibmsgp"])/float64(best[key]))
+		}
+	}
+}
