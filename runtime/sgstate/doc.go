@@ -1,4 +1,76 @@
 // Package sgstate implements streamgen's state stores: key-value, window and
-// session stores, each in memory and on Pebble, with staged (transactional)
-// writes so local state always matches the last committed Kafka transaction.
+// session stores, each in memory and on Pebble, plus the record cache.
+//
+// # Byte-level stores
+//
+// Stores see opaque byte keys and values; the processor graph (sgstream)
+// wraps them with typed serdes. Keys order bytewise. Gets return copies;
+// iteration callbacks get slices valid for the duration of the call, which
+// avoids a copy per visited entry on the hot fetch path of joins.
+//
+// # Staging: local state follows the Kafka transaction
+//
+// Under exactly-once, the changelog records of a store are part of the open
+// Kafka transaction. If the transaction aborts, the local store must also
+// forget those writes, or it would hold state that no committed changelog
+// describes. Kafka Streams 4.0 solves this bluntly: no checkpoint while
+// running, and after a dirty close it wipes the state directory and replays
+// the whole changelog. KIP-892 (transactional state stores) instead buffers
+// uncommitted writes and applies them at commit; quix-streams does the same
+// with an in-memory transaction per partition that it flushes to RocksDB
+// only after the Kafka commit succeeds. This package follows that order:
+//
+//  1. Writes are staged: reads see them, the committed state does not.
+//     Each write is also sent to StoreContext.Changelog at write time, so the
+//     engine can put it into the open Kafka transaction.
+//  2. After the Kafka transaction commits, the engine calls Commit with the
+//     changelog offsets reached. Staged writes and that checkpoint are
+//     written in one atomic batch.
+//  3. If the transaction aborts, Abort drops the staged writes.
+//
+// Hence the committed state and its checkpoint always agree: after any crash
+// the store holds exactly the state as of some committed checkpoint, and the
+// engine replays the changelog from there (RestoreBatch, then Commit). The
+// Pebble variant stages in an indexed batch (NewIndexedBatch reads its own
+// writes) and commits it with the checkpoint key. Commits are NoSync by
+// default: the Kafka changelog is the durable copy, and an OS crash can only
+// lose a suffix of commits, which restoration replays. The memory variant
+// stages in an overlay skiplist whose tombstones hide committed keys.
+//
+// One engine abstraction (an ordered byte map with staging) sits under all
+// stores, so key-value, window and session logic is written once and the
+// memory and Pebble variants answer identically by construction; the tests
+// run one table of cases against both.
+//
+// # Window and session layout
+//
+// Window and session stores keep two indexes (see segmented.go): a
+// key-first index prefixed with a time segment for per-key fetches, and a
+// time-first index for FetchAll and FetchEndedBetween, ordered by time then
+// key. User keys inside composite keys are escaped (0x00 → 0x00 0xFF,
+// terminated by 0x00 0x01), which preserves order and rules out prefix
+// collisions between keys such as "a" and "a\x00b". Retention is Kafka's
+// in-memory rule, exact on every read; storage is reclaimed one whole
+// segment at a time with DeleteRange, which on Pebble costs one range
+// tombstone instead of a delete per entry.
+//
+// Changelog keys use Kafka Streams' binary layouts (see ChangelogRecord), so
+// changelog topics stay readable by and compatible with Java applications.
+//
+// # Versioned on-disk state
+//
+// A Pebble store records the store format version, its layout (kind,
+// segment interval) and the caller's schema fingerprint on first open. A
+// later open with different values fails with ErrFormatMismatch or
+// ErrSchemaMismatch, quoting both values; the remedy is to delete the store
+// directory and restore from the changelog.
+//
+// # Record cache
+//
+// Cache reproduces Kafka's ThreadCache (dedup of updates per key between
+// commits). It is separate from the stores: the graph decides which stores
+// are cached and what a flush forwards.
+//
+// Stores and caches are not safe for concurrent use; a task's goroutine owns
+// them.
 package sgstate
