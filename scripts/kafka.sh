@@ -63,13 +63,23 @@ fetch_stamp() {
 	echo "pom=$(cksum <"$kdir/pom.xml" | cut -d' ' -f1)"
 }
 
+fetched() { [[ -f $libs/.complete ]] && [[ "$(cat "$libs/.complete")" == "$(fetch_stamp)" ]]; }
+
 cmd_fetch() {
-	if [[ -f $libs/.complete ]] && [[ "$(cat "$libs/.complete")" == "$(fetch_stamp)" ]]; then
+	if fetched; then
 		log "kafka $version jars already in $libs"
 		return 0
 	fi
 	command -v mvn >/dev/null || die "mvn not found: install Maven to fetch the Kafka jars"
 	mkdir -p "$cache"
+	# Parallel fetches (two with-kafka.sh runs on a cold cache) take turns, so one never
+	# replaces the libs dir under a broker the other has just started.
+	exec 9>"$cache/.fetch.lock"
+	flock 9
+	if fetched; then
+		log "kafka $version jars already in $libs"
+		return 0
+	fi
 	local tmp
 	tmp=$(mktemp -d "$cache/libs.tmp.XXXXXX")
 	log "fetching kafka $version jars into $libs"
@@ -81,6 +91,7 @@ cmd_fetch() {
 	fi
 	[[ -f $tmp/kafka_2.13-$version.jar && -f $tmp/kafka-clients-$version.jar ]] ||
 		die "resolved jars lack kafka_2.13/kafka-clients $version"
+	chmod 755 "$tmp"
 	fetch_stamp >"$tmp/.complete"
 	# Swap in whole so a concurrent or interrupted fetch never leaves a half-filled libs dir.
 	rm -rf "$libs"
@@ -352,6 +363,9 @@ cmd_start() {
 			continue
 		fi
 		tail -n 40 "$d/logs/stdout.log" "$d/logs/server.log" >&2 || true
+		if grep -q -i 'address already in use' "$d/logs/server.log" "$d/logs/stdout.log" 2>/dev/null; then
+			die "the ports in $d/server.properties are taken now; remove $d to start a new broker"
+		fi
 		die "broker exited during startup (logs in $d/logs)"
 	done
 	die "could not find free ports after 3 attempts"

@@ -36,8 +36,8 @@ const EnvBrokers = "STREAMGEN_KAFKA_BROKERS"
 // scripts/with-kafka.sh), for tools that want its logs.
 const EnvDir = "STREAMGEN_KAFKA_DIR"
 
-const startHint = "no Kafka broker: run `make test`, or `export $(scripts/kafka.sh start)` and set " +
-	EnvBrokers + " (see scripts/kafka.sh)"
+const startHint = "no Kafka broker (" + EnvBrokers + " is empty): run `make test`, " +
+	"or `scripts/with-kafka.sh go test ./...`, or `export $(scripts/kafka.sh start)` first"
 
 // opTimeout bounds each admin call made on a test's behalf: generous because the broker
 // shares 2 cores with the tests, finite so a dead broker fails the test instead of hanging.
