@@ -105,7 +105,9 @@ func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 // JoinStreamTable joins a stream with a co-partitioned table (Kafka's
 // KStream#join/leftJoin(KTable)): each stream record looks the table up by
 // its key; table updates never emit. Only InnerJoin and LeftJoin exist.
-// The result has the stream record's timestamp. The table must be
+// The result has the stream record's timestamp. Records with a null value
+// are dropped, and so are null keys except in a left join, which emits
+// them with a null table side. The table must be
 // lookup-able (materialized, or derived from a materialized table).
 // Versioned tables and the join grace period (KIP-923) are not supported.
 func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(key K, left V1, right V2) VR) Stream[K, VR] {
@@ -116,7 +118,10 @@ func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 // KStream#join/leftJoin(GlobalKTable)): keyMapper maps each stream record
 // to the global table's key, which need not be the stream's key. Only
 // InnerJoin and LeftJoin exist. The result keeps the stream's key and
-// timestamp.
+// timestamp. A record with a null key is not dropped (KIP-962): the mapper
+// receives the zero key and the value, and its result is looked up; records
+// with a null value, or whose mapped key is null, are dropped (a left join
+// keeps a null-key record whatever the mapper returns).
 func JoinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], g GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(key K, value V1) K2, joiner func(key K, left V1, right V2) VR) Stream[K, VR] {
 	return joinStreamGlobal(s, g, name, kind, keyMapper, joiner)
 }
