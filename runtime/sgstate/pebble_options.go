@@ -127,6 +127,9 @@ func (o PebbleOptions) pebbleOptions(logger *slog.Logger) *pebble.Options {
 		}
 	}
 	if po.Logger == nil && po.LoggerAndTracer == nil {
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
 		po.Logger = pebbleLogger{logger}
 	}
 	return po

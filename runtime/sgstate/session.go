@@ -33,6 +33,7 @@ func newSession(name string, o SessionOptions, popts *PebbleOptions) *sessionSto
 	}
 	layout := fmt.Sprintf("session/segment=%d", o.SegmentInterval)
 	s := &sessionStore{baseStore: newBase(name, layout, popts), opts: o}
+	s.seg = newSegmented(o.Retention, o.SegmentInterval)
 	s.onOpen = s.open
 	s.onCommit = func(w writer) error { return s.seg.save(w) }
 	s.onAbort = func() { s.seg.rollback() }

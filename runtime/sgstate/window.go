@@ -44,6 +44,7 @@ func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore 
 	}
 	layout := fmt.Sprintf("window/segment=%d/dups=%t", o.SegmentInterval, o.RetainDuplicates)
 	s := &windowStore{baseStore: newBase(name, layout, popts), opts: o}
+	s.seg = newSegmented(o.Retention, o.SegmentInterval)
 	s.onOpen = s.open
 	s.onCommit = func(w writer) error { return s.seg.save(w) }
 	s.onAbort = func() { s.seg.rollback() }
