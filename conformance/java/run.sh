@@ -3,5 +3,5 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/build.sh"
-exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" \
+exec java -XX:+UseSerialGC ${CONFORMANCE_JAVA_OPTS:-} -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" \
   io.streamgen.conformance.Harness "$@"

@@ -1,0 +1,20 @@
+//go:build conformance
+
+package main
+
+import (
+	"strconv"
+)
+
+// User functions of the scenario. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
+// that must compute exactly the same thing.
+
+func Empty() string { return "" }
+
+// Append keeps the values in arrival order, so the output shows which records a window saw.
+func Append(key string, value int64, agg string) string {
+	if agg == "" {
+		return strconv.FormatInt(value, 10)
+	}
+	return agg + "," + strconv.FormatInt(value, 10)
+}

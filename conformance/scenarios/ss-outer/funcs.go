@@ -1,0 +1,21 @@
+//go:build conformance
+
+package main
+
+import (
+	"strconv"
+)
+
+// User functions of the scenario. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
+// that must compute exactly the same thing.
+
+func eventV(e *Event) string {
+	if e == nil {
+		return "null"
+	}
+	return strconv.FormatInt(e.V, 10)
+}
+
+func JoinEvents(key string, left *Event, right *Event) string {
+	return eventV(left) + "|" + eventV(right)
+}

@@ -1,0 +1,28 @@
+//go:build conformance
+
+package main
+
+import (
+	"strconv"
+)
+
+// User functions of the scenario. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
+// that must compute exactly the same thing.
+
+func eventV(e *Event) string {
+	if e == nil {
+		return "null"
+	}
+	return strconv.FormatInt(e.V, 10)
+}
+
+func label(i *Info) string {
+	if i == nil {
+		return "null"
+	}
+	return i.Label
+}
+
+func EventWithInfo(key string, event *Event, info *Info) string {
+	return eventV(event) + "|" + label(info)
+}
