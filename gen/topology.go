@@ -192,80 +192,19 @@ func isReservedLocal(s string) bool {
 	return false
 }
 
-// typ is the Go type of a spec type in generated code.
+// typ is the Go type of a key or value type in the topology: records are
+// pointers (nil is a tombstone) and windowed keys are sgstream.Windowed.
 func (g *topoGen) typ(t *spec.Type) *jen.Statement {
-	switch t.Kind {
-	case spec.KindString:
-		return jen.String()
-	case spec.KindBytes:
-		return jen.Index().Byte()
-	case spec.KindBool:
-		return jen.Bool()
-	case spec.KindInt32:
-		return jen.Int32()
-	case spec.KindInt64:
-		return jen.Int64()
-	case spec.KindUint32:
-		return jen.Uint32()
-	case spec.KindUint64:
-		return jen.Uint64()
-	case spec.KindFloat32:
-		return jen.Float32()
-	case spec.KindFloat64:
-		return jen.Float64()
-	case spec.KindTimestamp:
-		return jen.Qual("time", "Time")
-	case spec.KindDuration:
-		return jen.Qual("time", "Duration")
-	case spec.KindOptional:
-		if t.Elem.Kind == spec.KindRecord {
-			return g.typ(t.Elem)
-		}
-		return jen.Op("*").Add(g.typ(t.Elem))
-	case spec.KindList:
-		return jen.Index().Add(g.typ(t.Elem))
-	case spec.KindMap:
-		return jen.Map(jen.String()).Add(g.typ(t.Elem))
-	case spec.KindRecord:
-		return jen.Op("*").Id(g.c.recordNames[t.Record])
-	case spec.KindEnum:
-		return jen.Id(g.c.enumNames[t.Enum])
-	case spec.KindWindowed, spec.KindSessionWindowed:
+	if t.Kind == spec.KindWindowed || t.Kind == spec.KindSessionWindowed {
 		return jen.Qual(pathSgstream, "Windowed").Types(g.typ(t.Elem))
 	}
-	panic(fmt.Sprintf("gen: no Go type for spec kind %v", t.Kind))
+	return g.c.valueType(t)
 }
 
 // serde is the expression of a serde for a key or value type. Windowed
-// keys need the window size (time windows) to decode their end.
+// keys need the window (time windows decode their end from the size).
 func (g *topoGen) serde(t *spec.Type, w *spec.Window) *jen.Statement {
 	switch t.Kind {
-	case spec.KindString:
-		return jen.Qual(pathSerdes, "String")
-	case spec.KindBytes:
-		return jen.Qual(pathSerdes, "Bytes")
-	case spec.KindBool:
-		return jen.Qual(pathSerdes, "Bool")
-	case spec.KindInt32:
-		return jen.Qual(pathSerdes, "Int32")
-	case spec.KindInt64:
-		return jen.Qual(pathSerdes, "Int64")
-	case spec.KindUint32:
-		return jen.Qual(pathSerdes, "Uint32")
-	case spec.KindUint64:
-		return jen.Qual(pathSerdes, "Uint64")
-	case spec.KindFloat32:
-		return jen.Qual(pathSerdes, "Float32")
-	case spec.KindFloat64:
-		return jen.Qual(pathSerdes, "Float64")
-	case spec.KindTimestamp:
-		return jen.Qual(pathSerdes, "Timestamp")
-	case spec.KindDuration:
-		return jen.Qual(pathSerdes, "Duration")
-	case spec.KindRecord:
-		return jen.Qual(pathSerdes, "Msgpack").Types(jen.Id(g.c.recordNames[t.Record])).Call()
-	case spec.KindEnum:
-		return jen.Qual(pathSerdes, "EnumSerde").Types(jen.Id(g.c.enumNames[t.Enum])).Values()
 	case spec.KindWindowed:
 		var size time.Duration
 		if w != nil {
@@ -280,7 +219,14 @@ func (g *topoGen) serde(t *spec.Type, w *spec.Window) *jen.Statement {
 			jen.Id("Inner"): g.serde(t.Elem, nil),
 		})
 	}
-	panic(fmt.Sprintf("gen: no serde for spec kind %v", t.Kind))
+	e, err := g.c.serdeExpr(t)
+	if err != nil {
+		// spec restricts topic and store types to what has a serde, so
+		// this is a generator bug; report it rather than crash.
+		g.errorf(g.prog.Pos, "internal error: %v", err)
+		return jen.Nil()
+	}
+	return e
 }
 
 // windowSize is the size a time-windowed key decodes its end with: the

@@ -107,7 +107,7 @@ func BuildTopology(b *sgstream.Builder) {
 		MaxRecords:        1000,
 		TimeLimit:         time.Minute,
 	}, nil)
-	byStatusOrdersByStatus := sgstream.GroupBy(valid, "orders-by-status", StatusOf, serdes.EnumSerde[Status]{}, serdes.Msgpack[Order]())
+	byStatusOrdersByStatus := sgstream.GroupBy(valid, "orders-by-status", StatusOf, serdes.Enum[Status](), serdes.Msgpack[Order]())
 	sgstream.Count(byStatusOrdersByStatus, "by-status", "status-counts")
 	users := sgstream.TableSource(b, "users", sgstream.SourceConfig[string, *User]{
 		Key:   serdes.String,
