@@ -1,6 +1,7 @@
 package sgstream
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -11,13 +12,62 @@ import (
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
+// ssStores selects the join's window stores: "fake" (the test fake with
+// Kafka's in-memory semantics), "memory" or "pebble" (the built-in ones).
+var ssStores = "fake"
+
 func ssJoin(t *testing.T, kind JoinKind, w JoinWindows) *jdrv {
+	var opts []WindowStoreOpt
+	var dopts []DriverOpt
+	switch ssStores {
+	case "fake":
+		opts = append(opts, joinTestWindowStores())
+	case "pebble":
+		dopts = append(dopts, StateDir(t.TempDir()))
+	}
 	return newJDrv(t, func(b *Builder) {
 		l := Source(b, "left", jvSrc("left"))
 		r := Source(b, "right", jvSrc("right"))
-		j := JoinStreams(l, r, "j", kind, w, joinStr, jvJoinSerdes, joinTestWindowStores())
+		j := JoinStreams(l, r, "j", kind, w, joinStr, jvJoinSerdes, opts...)
 		To(j, "sink", "out", jvSink())
-	})
+	}, dopts...)
+}
+
+// TestJoinStreamsBuiltinStores runs the scenarios on the built-in window
+// stores, in memory and on Pebble.
+func TestJoinStreamsBuiltinStores(t *testing.T) {
+	scenarios := map[string]func(*testing.T){
+		"bounds":        TestJoinStreamsInnerBoundsInclusiveOnBothSides,
+		"matchOrder":    TestJoinStreamsInnerJoinsEveryMatchInTimestampOrder,
+		"asymmetric":    TestJoinStreamsAsymmetricWindow,
+		"leftOrdering":  TestJoinStreamsLeftNonJoinedBeforeInnerResults,
+		"leftExpired":   TestJoinStreamsLeftEmitsUnmatchedOnlyAfterWindowCloses,
+		"leftRight":     TestJoinStreamsLeftNeverEmitsRightUnmatched,
+		"duplicates":    TestJoinStreamsLeftDuplicatesAndGrace,
+		"grace":         TestJoinStreamsLeftGraceBoundary,
+		"zeroAfter":     TestJoinStreamsLeftZeroAfter,
+		"outerAsym":     TestJoinStreamsOuterAsymmetricEmitsBothSidesInOrder,
+		"outerOrder":    TestJoinStreamsOuterOrderRightBeforeLeftThenKey,
+		"outerOrdering": TestJoinStreamsOuterOrdering,
+		"tooLate":       TestJoinStreamsTooLateRecordIsEmittedAtOnce,
+		"retention":     TestJoinStreamsStoreRetentionExpiresOldRecords,
+		"nulls":         TestJoinStreamsNullKeysAndValues,
+		"sharedTime":    TestJoinStreamsOuterStoreAndStreamTimeShared,
+	}
+	names := make([]string, 0, len(scenarios))
+	for n := range scenarios {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, mode := range []string{"memory", "pebble"} {
+		t.Run(mode, func(t *testing.T) {
+			ssStores = mode
+			defer func() { ssStores = "fake" }()
+			for _, n := range names {
+				t.Run(n, scenarios[n])
+			}
+		})
+	}
 }
 
 func TestJoinStreamsDeclaresKafkaStores(t *testing.T) {
