@@ -26,7 +26,7 @@ import (
 
 // defaultGoCmd runs a scenario's generated binary. {name} is the scenario name and {dir} its
 // directory relative to the repository root; the command runs in the repository root.
-const defaultGoCmd = "go run -tags conformance ./{dir} replay --sequences --strict"
+const defaultGoCmd = "conformance/go-side.sh {name}"
 
 // quickSet is one scenario per family, for -quick.
 var quickSet = []string{

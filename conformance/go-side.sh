@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The default Go side of the conformance suite (compare's -go-cmd): go-side.sh NAME.
+# Generates scenario NAME into conformance/.run/NAME next to a copy of its funcs.go without
+# the `conformance` build tag (a dot-directory: `go build ./...` never looks there, and the
+# generator type-checks user functions in the output package), builds it, and runs its
+# replay command with the sequence file on stdin and the outputs on stdout.
+set -euo pipefail
+name="$1"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+src="conformance/scenarios/$name"
+dst="conformance/.run/$name"
+rm -rf "$dst"
+mkdir -p "$dst"
+cp "$src/streamgen.yaml" "$dst/"
+if [[ -f "$src/funcs.go" ]]; then
+  sed '1{/^\/\/go:build/d}' "$src/funcs.go" > "$dst/funcs.go"
+fi
+go run ./cmd/streamgen generate -spec "$dst/streamgen.yaml" >&2
+go build -o "$dst/app" "./$dst"
+exec "$dst/app" replay --sequences --strict
