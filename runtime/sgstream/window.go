@@ -53,6 +53,17 @@ func (e EmitStrategy) String() string {
 // does.
 const DefaultWindowEmitInterval = time.Second
 
+// timeFirstRetentionSlack is added to the retention of the store of an
+// EmitOnClose aggregation. Kafka Streams backs those with its time-ordered
+// ("time first") RocksDB stores, which return entries with timestamp >=
+// observedStreamTime - retention, one millisecond more than its other window
+// and session stores (>= observedStreamTime - retention + 1,
+// AbstractDualSchemaRocksDBSegmentedBytesStore#getActualFrom). The sgstate
+// stores implement the latter rule; one extra millisecond of retention turns
+// it into the former, so a window that closes exactly when it expires is
+// still emitted, as in Kafka.
+const timeFirstRetentionSlack = time.Millisecond
+
 // TimeWindows are tumbling (Advance 0 or equal to Size) or hopping windows
 // [start, start+Size) aligned to the epoch; Kafka's TimeWindows.
 type TimeWindows struct {

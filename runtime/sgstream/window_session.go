@@ -2,6 +2,7 @@ package sgstream
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
@@ -15,7 +16,20 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 	if f.merge == nil {
 		b.Errorf("session aggregate %q: a merger is required", name)
 	}
+	retention := s.Windows.StoreRetention().Milliseconds()
 	spec := StoreSpec{Name: store, Kind: SessionStore, Logged: true, Retention: s.Windows.StoreRetention()}
+	var segment int64
+	if emit == EmitOnClose {
+		// Kafka backs EmitOnClose session aggregations with its time-ordered
+		// RocksDB session store, whose scan for closed sessions
+		// (fetchSessions) returns every session of a live segment instead of
+		// applying the retention exactly: sessions are kept until their
+		// segment (segmentIntervalMs = max(retention/2, 60s)) expires. The
+		// store gets one segment more retention and the aggregator applies
+		// Kafka's visibility rules itself.
+		segment = max(retention/2, 60_000)
+		spec.Retention += time.Duration(segment) * time.Millisecond
+	}
 	for _, o := range opts {
 		o(&spec)
 	}
@@ -33,7 +47,8 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 		return table
 	}
 	p := &sessionAggregator[K, V, VA]{t: b.task, name: name, f: f, emit: emit, out: out, observed: -1,
-		gap: s.Windows.Gap.Milliseconds(), grace: s.Windows.Grace.Milliseconds()}
+		gap: s.Windows.Gap.Milliseconds(), grace: s.Windows.Grace.Milliseconds(),
+		retention: retention, segment: segment, storeObserved: -1}
 	g.Stream.To(p)
 	b.OnInit(info, func(t *Task) error {
 		st, err := openSessionStore(t, store, g.Key, aggSerde)
@@ -86,6 +101,34 @@ type sessionAggregator[K, V, VA any] struct {
 	gap, grace int64
 	observed   int64
 	merged     []sessionEntry[VA]
+	// For EmitOnClose: the store's retention as Kafka sees it, its segment
+	// interval, and the store's observed stream time (largest session end
+	// put or removed; -1 before the first), which Kafka's time-ordered
+	// session store uses for expiry.
+	retention, segment, storeObserved int64
+}
+
+// earliestEnd is the lower end bound of a keyed session lookup. Kafka's
+// session stores hide sessions ending before observed - retention + 1
+// (getActualFrom; the time-ordered one too, its relaxed rule is for window
+// schemas only). sgstate applies that rule itself unless the store was
+// given extra retention for EmitOnClose; then it is applied here.
+func (p *sessionAggregator[K, V, VA]) earliestEnd(from int64) int64 {
+	if p.emit != EmitOnClose {
+		return from
+	}
+	return max(from, p.storeObserved-p.retention+1)
+}
+
+// live reports whether Kafka's time-ordered store still holds a session
+// ending at end: its segment is not older than that of observed -
+// retention (Java's truncating division, as AbstractSegments.segmentId).
+func (p *sessionAggregator[K, V, VA]) live(end int64) bool {
+	return end/p.segment >= (p.storeObserved-p.retention)/p.segment
+}
+
+func (p *sessionAggregator[K, V, VA]) touch(end int64) {
+	p.storeObserved = max(p.storeObserved, end)
 }
 
 type sessionEntry[VA any] struct {
@@ -109,7 +152,7 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 	p.merged = p.merged[:0]
 	start, end := ts, ts
 	agg, aggNull := p.f.init()
-	err := p.store.FindSessions(r.Key, ts-p.gap, ts+p.gap, func(s, e int64, v VA) error {
+	err := p.store.FindSessions(r.Key, p.earliestEnd(ts-p.gap), ts+p.gap, func(s, e int64, v VA) error {
 		p.merged = append(p.merged, sessionEntry[VA]{start: s, end: e, agg: v})
 		agg, aggNull = p.f.merge(r.Key, agg, aggNull, v, isNull(v))
 		start, end = min(start, s), max(end, e)
@@ -131,6 +174,7 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 			if err := p.store.Remove(r.Key, m.start, m.end); err != nil {
 				return err
 			}
+			p.touch(m.end)
 			var none VA
 			if err := p.forwardUpdate(&r, Windowed[K]{Key: r.Key, Start: m.start, End: m.end}, m.agg, false, none, true); err != nil {
 				return err
@@ -146,6 +190,7 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 	if err != nil {
 		return err
 	}
+	p.touch(end)
 	var none VA
 	if err := p.forwardUpdate(&r, Windowed[K]{Key: r.Key, Start: start, End: end}, none, true, agg, aggNull); err != nil {
 		return err
@@ -182,6 +227,9 @@ func (p *sessionAggregator[K, V, VA]) maybeEmitFinal(r *Record[K, V], closeTime 
 		return nil
 	}
 	err := p.store.FetchEndedBetween(lower, upper, func(key K, start, end int64, v VA) error {
+		if !p.live(end) {
+			return nil
+		}
 		return p.out.Process(Record[Windowed[K], Change[VA]]{
 			Key:       Windowed[K]{Key: key, Start: start, End: end},
 			Value:     Change[VA]{New: v, OldNull: true},

@@ -28,6 +28,9 @@ func windowedAggregate[K, V, VA any](w TimeWindowedStream[K, V], name, store str
 	default:
 		b.Errorf("%s %q: stream is not windowed", op, name)
 	}
+	if emit == EmitOnClose {
+		spec.Retention += timeFirstRetentionSlack
+	}
 	for _, o := range opts {
 		o(&spec)
 	}
