@@ -2,6 +2,7 @@ package sgstate
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 )
 
@@ -10,7 +11,10 @@ import (
 // Removing a node leaves its own links intact, so an iteration that is
 // positioned on it can still advance.
 type skiplist struct {
-	head  slNode
+	head slNode
+	// index makes point reads and overwrites of existing keys O(1); the
+	// list is only walked for inserts, removals and scans.
+	index map[string]*slNode
 	level int
 	n     int
 	rng   *rand.PCG
@@ -21,6 +25,9 @@ type skiplist struct {
 const slMaxLevel = 24
 
 type slNode struct {
+	// pfx is the key's first 8 bytes, zero-padded, big-endian: most
+	// comparisons are decided by it without dereferencing key.
+	pfx   uint64
 	key   []byte
 	value []byte
 	// tomb marks a staged delete in an overlay list.
@@ -30,7 +37,7 @@ type slNode struct {
 }
 
 func newSkiplist() *skiplist {
-	s := &skiplist{level: 1, rng: rand.NewPCG(0x5eed, 0x57a7e)}
+	s := &skiplist{level: 1, rng: rand.NewPCG(0x5eed, 0x57a7e), index: map[string]*slNode{}}
 	s.head.next = make([]*slNode, slMaxLevel)
 	return s
 }
@@ -47,8 +54,9 @@ func (s *skiplist) randomLevel() int {
 // predecessors at each level.
 func (s *skiplist) findGE(k []byte) *slNode {
 	x := &s.head
+	kp := keyPrefix(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && bytes.Compare(nx.key, k) < 0; nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && nx.less(kp, k); nx = x.next[i] {
 			x = nx
 		}
 		s.update[i] = x
@@ -56,30 +64,15 @@ func (s *skiplist) findGE(k []byte) *slNode {
 	return x.next[0]
 }
 
-func (s *skiplist) get(k []byte) *slNode {
-	x := &s.head
-	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil; nx = x.next[i] {
-			c := bytes.Compare(nx.key, k)
-			if c == 0 {
-				return nx
-			}
-			if c > 0 {
-				break
-			}
-			x = nx
-		}
-	}
-	return nil
-}
+func (s *skiplist) get(k []byte) *slNode { return s.index[string(k)] }
 
 // set inserts or replaces; the list keeps key and value without copying.
 func (s *skiplist) set(k, v []byte, tomb bool) {
-	n := s.findGE(k)
-	if n != nil && bytes.Equal(n.key, k) {
+	if n := s.index[string(k)]; n != nil {
 		n.value, n.tomb = v, tomb
 		return
 	}
+	s.findGE(k)
 	l := s.randomLevel()
 	if l > s.level {
 		for i := s.level; i < l; i++ {
@@ -87,7 +80,7 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 		}
 		s.level = l
 	}
-	nn := &slNode{key: k, value: v, tomb: tomb, next: make([]*slNode, l)}
+	nn := &slNode{pfx: keyPrefix(k), key: k, value: v, tomb: tomb, next: make([]*slNode, l)}
 	for i := 0; i < l; i++ {
 		nn.next[i] = s.update[i].next[i]
 		s.update[i].next[i] = nn
@@ -98,14 +91,16 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 	if nn.next[0] != nil {
 		nn.next[0].prev = nn
 	}
+	s.index[string(k)] = nn
 	s.n++
 }
 
 func (s *skiplist) remove(k []byte) bool {
-	n := s.findGE(k)
-	if n == nil || !bytes.Equal(n.key, k) {
+	if s.index[string(k)] == nil {
 		return false
 	}
+	n := s.findGE(k)
+	delete(s.index, string(k))
 	for i := 0; i < len(n.next); i++ {
 		s.update[i].next[i] = n.next[i]
 	}
@@ -127,8 +122,9 @@ func (s *skiplist) seekGE(k []byte) *slNode {
 // seekLT returns the last node with key < k (the last node if k is nil).
 func (s *skiplist) seekLT(k []byte) *slNode {
 	x := &s.head
+	kp := keyPrefix(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && (k == nil || bytes.Compare(nx.key, k) < 0); nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && (k == nil || nx.less(kp, k)); nx = x.next[i] {
 			x = nx
 		}
 	}
@@ -143,4 +139,22 @@ func (s *skiplist) reset() {
 		s.head.next[i] = nil
 	}
 	s.level, s.n = 1, 0
+	clear(s.index)
+}
+
+func keyPrefix(k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// less reports n.key < k, where kp is keyPrefix(k).
+func (n *slNode) less(kp uint64, k []byte) bool {
+	if n.pfx != kp {
+		return n.pfx < kp
+	}
+	return bytes.Compare(n.key, k) < 0
 }
