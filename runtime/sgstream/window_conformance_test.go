@@ -32,6 +32,15 @@ func TestWindowConformance(t *testing.T) {
 	session := func(grace time.Duration) SessionWindows { return SessionWindows{Gap: 5000 * ms, Grace: grace} }
 
 	type mk = func(t *testing.T) *windowRun
+	// Every scenario runs on the fake stores and on the built-in in-memory
+	// stores.
+	var prov func() StoreProvider
+	newWindowRun := func(t *testing.T, mk func(g GroupedStream[string, int64]) Table[Windowed[string], int64]) *windowRun {
+		return newWindowRunOn(t, prov(), mk)
+	}
+	newWindowRunS := func(t *testing.T, mk func(g GroupedStream[string, int64]) Table[Windowed[string], string]) *windowRun {
+		return newWindowRunOn(t, prov(), mk)
+	}
 	count := func(w func(g GroupedStream[string, int64]) TimeWindowedStream[string, int64], emit EmitStrategy) mk {
 		return func(t *testing.T) *windowRun {
 			return newWindowRun(t, func(g GroupedStream[string, int64]) Table[Windowed[string], int64] {
@@ -48,7 +57,7 @@ func TestWindowConformance(t *testing.T) {
 	}
 	aggregate := func(w func(g GroupedStream[string, int64]) TimeWindowedStream[string, int64], emit EmitStrategy) mk {
 		return func(t *testing.T) *windowRun {
-			return newWindowRun(t, func(g GroupedStream[string, int64]) Table[Windowed[string], string] {
+			return newWindowRunS(t, func(g GroupedStream[string, int64]) Table[Windowed[string], string] {
 				return AggregateWindowed(w(g), "agg", "agg-store", emit, empty, appendAgg, serdes.String)
 			})
 		}
@@ -73,7 +82,7 @@ func TestWindowConformance(t *testing.T) {
 					return ReduceSession(WindowedBySession(g, "w", sw), "agg", "agg-store", emit, sum)
 				})
 			}
-			return newWindowRun(t, func(g GroupedStream[string, int64]) Table[Windowed[string], string] {
+			return newWindowRunS(t, func(g GroupedStream[string, int64]) Table[Windowed[string], string] {
 				return AggregateSession(WindowedBySession(g, "w", sw), "agg", "agg-store", emit, empty, appendAgg, mergeLists, serdes.String)
 			})
 		}
@@ -99,29 +108,39 @@ func TestWindowConformance(t *testing.T) {
 		"session-count-final":           sessionRun(session(0), "count", EmitOnClose),
 		"session-aggregate-final-grace": sessionRun(session(3000*ms), "aggregate", EmitOnClose),
 	}
-	for name, run := range scenarios {
-		t.Run(name, func(t *testing.T) {
-			ins := readReplay(t, filepath.Join("testdata", "windowconf", name+".in.jsonl"))
-			outs := readReplay(t, filepath.Join("testdata", "windowconf", name+".out.jsonl"))
-			if len(ins) != len(outs) {
-				t.Fatalf("%d input sequences, %d output sequences", len(ins), len(outs))
-			}
-			for i, seq := range ins {
-				w := run(t)
-				var got []string
-				for _, r := range seq {
-					got = append(got, w.pipe(r.in(t))...)
+	for _, stores := range []string{"fake", "builtin"} {
+		for name, run := range scenarios {
+			t.Run(stores+"/"+name, func(t *testing.T) {
+				prov = func() StoreProvider { return &fakeProvider{} }
+				if stores == "builtin" {
+					prov = func() StoreProvider { return builtinProvider{} }
 				}
-				var want []string
-				for _, r := range outs[i] {
-					want = append(want, r.out(t))
-				}
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Errorf("sequence %d: output mismatch\ninput:\n  %s\n got:\n  %s\nwant:\n  %s", i,
-						strings.Join(seqLines(seq), "\n  "), strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-				}
-			}
-		})
+				runConformance(t, name, run)
+			})
+		}
+	}
+}
+
+func runConformance(t *testing.T, name string, run func(t *testing.T) *windowRun) {
+	ins := readReplay(t, filepath.Join("testdata", "windowconf", name+".in.jsonl"))
+	outs := readReplay(t, filepath.Join("testdata", "windowconf", name+".out.jsonl"))
+	if len(ins) != len(outs) {
+		t.Fatalf("%d input sequences, %d output sequences", len(ins), len(outs))
+	}
+	for i, seq := range ins {
+		w := run(t)
+		var got []string
+		for _, r := range seq {
+			got = append(got, w.pipe(r.in(t))...)
+		}
+		var want []string
+		for _, r := range outs[i] {
+			want = append(want, r.out(t))
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("sequence %d: output mismatch\ninput:\n  %s\n got:\n  %s\nwant:\n  %s", i,
+				strings.Join(seqLines(seq), "\n  "), strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
 	}
 }
 

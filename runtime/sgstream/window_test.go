@@ -2,11 +2,13 @@ package sgstream
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -35,13 +37,37 @@ type windowRun struct {
 	t      *testing.T
 	tp     *Topology
 	out    *[]string
-	prov   *fakeProvider
+	prov   StoreProvider
 	task   *Task
 	wall   int64
 	offset int64
 }
 
 func newWindowRun[VA any](t *testing.T, mk func(g GroupedStream[string, int64]) Table[Windowed[string], VA]) *windowRun {
+	t.Helper()
+	return newWindowRunOn(t, &fakeProvider{}, mk)
+}
+
+// builtinProvider opens the built-in sgstate stores, in memory, or on
+// Pebble under dir when dir is set (state survives restart()).
+type builtinProvider struct{ dir string }
+
+func (p builtinProvider) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error) {
+	s, err := NewBuiltinStore(spec, p.dir != "", nil)
+	if err != nil {
+		return nil, err
+	}
+	ctx := &sgstate.StoreContext{}
+	if p.dir != "" {
+		ctx.Dir = StoreDir(p.dir, t.ID, spec.Name)
+		if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return s, s.Init(ctx)
+}
+
+func newWindowRunOn[VA any](t *testing.T, prov StoreProvider, mk func(g GroupedStream[string, int64]) Table[Windowed[string], VA]) *windowRun {
 	t.Helper()
 	out := &[]string{}
 	tp, err := NewTopology("app", func(b *Builder) {
@@ -59,8 +85,9 @@ func newWindowRun[VA any](t *testing.T, mk func(g GroupedStream[string, int64]) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &windowRun{t: t, tp: tp, out: out, prov: &fakeProvider{}}
+	w := &windowRun{t: t, tp: tp, out: out, prov: prov}
 	w.restart()
+	t.Cleanup(func() { w.task.Close() })
 	return w
 }
 
@@ -394,6 +421,25 @@ func TestWindowEmitOnCloseTumbling(t *testing.T) {
 	expect(t, w.pipe(rec("A", 1, 13), rec("A", 1, 21)))
 	expect(t, w.pipe(rec("C", 1, 22)), "A [10,20] 3 @13")
 	// A restarted task does not emit [0,10] or [10,20] again.
+	w.restart()
+	expect(t, w.pipe(rec("A", 1, 23), rec("A", 1, 32)), "A [20,30] 2 @23", "C [20,30] 1 @22")
+}
+
+func TestWindowEmitOnCloseRestartPebble(t *testing.T) {
+	// The same scenario as TestWindowEmitOnCloseTumbling on the built-in
+	// Pebble stores: the task is closed and a new one opens the same state
+	// directory.
+	dir := t.TempDir()
+	w := newWindowRunOn(t, builtinProvider{dir: dir}, func(g GroupedStream[string, int64]) Table[Windowed[string], int64] {
+		return CountWindowed(WindowedBy(g, "w", TimeWindows{Size: 10 * time.Millisecond, Grace: 2 * time.Millisecond}), "count", "store", EmitOnClose)
+	})
+	if _, ok := w.task.Stores()["store"].(metadataStore); !ok {
+		t.Skip("sgstate window stores keep no metadata yet: a restarted task emits closed windows again")
+	}
+	expect(t, w.pipe(rec("B", 1, 1), rec("A", 1, 3), rec("A", 1, 11), rec("A", 1, 8)))
+	expect(t, w.pipe(rec("A", 1, 12)), "A [0,10] 2 @8", "B [0,10] 1 @1")
+	expect(t, w.pipe(rec("A", 1, 13), rec("A", 1, 21)))
+	expect(t, w.pipe(rec("C", 1, 22)), "A [10,20] 3 @13")
 	w.restart()
 	expect(t, w.pipe(rec("A", 1, 23), rec("A", 1, 32)), "A [20,30] 2 @23", "C [20,30] 1 @22")
 }
