@@ -136,6 +136,7 @@ var steps = []func(*genCtx) error{
 	generateRecords,     // records.go: streamgen_records.go
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
 	generateTopology,    // topology.go: streamgen_topology.go
+	generateDriver,      // driver.go: streamgen_driver.go
 }
 
 // Generate generates the Go files for prog. The result maps paths relative

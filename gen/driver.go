@@ -1,0 +1,328 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/streamgen/streamgen/spec"
+)
+
+// driverFileName is the generated file holding the typed test driver.
+const driverFileName = "streamgen_driver.go"
+
+// embeddedDriverMethods are the exported methods and the field name of the
+// embedded *sgstream.TestDriver. A generated method of the same name would
+// silently hide one of them, so generated names must not take them.
+var embeddedDriverMethods = []string{
+	"TestDriver",
+	"AdvanceWallClock", "Close", "GlobalStore", "OpenStore", "Output", "OutputAll", "OutputTopics",
+	"Partitions", "Pipe", "Store", "Tasks",
+}
+
+// driverGen emits the typed test driver of one program: Kafka Streams'
+// TopologyTestDriver with the topology's own types. It reuses topoGen's
+// rendering of Go types and serdes, so the driver encodes exactly as the
+// topology does.
+type driverGen struct {
+	c *genCtx
+	t *topoGen
+	f *jen.File
+	// methods are the TestDriver's method names, for collision
+	// diagnostics: topic and store names map to them non-injectively
+	// (orders-record and orders both give PipeOrdersRecord).
+	methods *scope
+}
+
+// driverStore is a store the driver can give a typed view of.
+type driverStore struct {
+	st *spec.Store
+	// timestamped is set for the window stores of windowed aggregations,
+	// whose values are sgstream.TimestampedValue (Kafka's
+	// TimestampedWindowStore); key-value stores of the DSL carry their
+	// timestamps inside sgstream.KVStore.
+	timestamped bool
+	global      bool
+}
+
+// generateDriver is the generator step that writes streamgen_driver.go.
+func generateDriver(c *genCtx) error {
+	g := &driverGen{
+		c:       c,
+		t:       &topoGen{c: c, prog: c.prog},
+		methods: newScope(),
+	}
+	for _, name := range embeddedDriverMethods {
+		g.methods.reserve(&c.diags, name, "the embedded sgstream.TestDriver", spec.Pos{})
+	}
+	for _, name := range []string{"TestDriver", "NewTestDriver"} {
+		c.pkgScope.reserve(&c.diags, name, "generated test driver identifier", c.prog.Pos)
+	}
+	reads, writes := topicUse(c.prog)
+	stores := driverStores(c.prog)
+	// Reserve every name before emitting anything, so that all collisions
+	// are reported in one run.
+	for _, t := range c.prog.Topics {
+		what := fmt.Sprintf("test driver method of topic %q", t.Name)
+		if reads[t] {
+			g.methods.reserve(&c.diags, "Pipe"+GoName(t.Name), what, t.Pos)
+			g.methods.reserve(&c.diags, "Pipe"+GoName(t.Name)+"Record", what, t.Pos)
+		}
+		if writes[t] {
+			g.methods.reserve(&c.diags, "Read"+GoName(t.Name), what, t.Pos)
+		}
+	}
+	for _, s := range stores {
+		what := fmt.Sprintf("test driver method of store %q", s.st.Name)
+		g.methods.reserve(&c.diags, storeMethod(s.st), what, s.st.Pos)
+		g.methods.reserve(&c.diags, storeMethod(s.st)+"ForKey", what, s.st.Pos)
+	}
+	if len(c.diags) > 0 {
+		return nil
+	}
+	g.f = c.newFile(driverFileName)
+	g.emitType()
+	for _, t := range c.prog.Topics {
+		if reads[t] {
+			g.emitPipe(t)
+		}
+		if writes[t] {
+			g.emitRead(t)
+		}
+	}
+	for _, s := range stores {
+		g.emitStore(s)
+	}
+	return nil
+}
+
+// topicUse finds the declared topics the topology reads (its sources) and
+// writes: sink topics, the dead-letter topic, and every declared topic when
+// a sink chooses its topic per record, since it may pick any of them.
+func topicUse(prog *spec.Program) (reads, writes map[*spec.Topic]bool) {
+	reads, writes = map[*spec.Topic]bool{}, map[*spec.Topic]bool{}
+	dynamic := false
+	for _, n := range prog.Nodes {
+		switch {
+		case n.Op == spec.OpSource && n.Topic != nil:
+			reads[n.Topic] = true
+		case n.Op == spec.OpTo && n.Sink != nil && n.Sink.Topic != nil:
+			writes[n.Sink.Topic] = true
+		case n.Op == spec.OpTo && n.Sink != nil && n.Sink.Chooser != nil:
+			dynamic = true
+		}
+	}
+	for _, t := range prog.Topics {
+		if dynamic || prog.App != nil && prog.App.DeadLetterTopic == t.Name {
+			writes[t] = true
+		}
+	}
+	return reads, writes
+}
+
+// driverStores lists, in prog.Stores order, the stores whose layout the
+// driver knows: those of DSL tables and aggregations (sgstream.KVStore, or
+// window and session stores of the aggregate), and the built-in stores of
+// the spec's stores section, which processors are expected to read through
+// the same typed views. Custom stores, suppression buffers and the
+// internal stores of stream-stream and foreign-key joins (whose keys and
+// values the runtime wraps) are left out.
+func driverStores(prog *spec.Program) []driverStore {
+	dsl := map[*spec.Store]bool{}
+	declared := map[*spec.Store]bool{}
+	global := map[*spec.Store]bool{}
+	for _, n := range prog.Nodes {
+		switch n.Op {
+		case spec.OpSource, spec.OpToTable, spec.OpCount, spec.OpReduce, spec.OpAggregate, spec.OpCogroup, spec.OpJoin:
+			if n.Store != nil {
+				dsl[n.Store] = true
+			}
+		}
+		if n.Op == spec.OpSource && n.Store != nil && n.Shape == spec.ShapeGlobalTable {
+			global[n.Store] = true
+		}
+		for _, st := range n.Stores {
+			declared[st] = true
+		}
+	}
+	var out []driverStore
+	for _, st := range prog.Stores {
+		if st.Key == nil || st.Value == nil {
+			continue
+		}
+		switch {
+		case dsl[st]:
+			out = append(out, driverStore{st: st, timestamped: st.Kind == spec.StoreWindow, global: global[st]})
+		case declared[st] && st.Custom == nil:
+			out = append(out, driverStore{st: st})
+		}
+	}
+	return out
+}
+
+// storeMethod is the name of a store's accessor: the store's Go name with
+// "Store" appended unless it already ends so (users-store → UsersStore,
+// dedup → DedupStore).
+func storeMethod(st *spec.Store) string {
+	name := GoName(st.Name)
+	if !strings.HasSuffix(name, "Store") {
+		name += "Store"
+	}
+	return name
+}
+
+// recv is the receiver of every driver method.
+func recv() *jen.Statement { return jen.Id("d").Op("*").Id("TestDriver") }
+
+// inner is the embedded runtime driver.
+func inner() *jen.Statement { return jen.Id("d").Dot("TestDriver") }
+
+func (g *driverGen) emitType() {
+	f, app := g.f, g.c.prog.App
+	if app == nil {
+		app = &spec.App{}
+	}
+	f.Comment("TestDriver runs the topology of " + g.c.cfg.SpecPath + " in process, with its own types: Kafka")
+	f.Comment("Streams' TopologyTestDriver. Each Pipe method processes one record, and every")
+	f.Comment("record it causes (repartition topics included), to completion and commits")
+	f.Comment("before it returns; there is no record cache, so every update is visible. Read")
+	f.Comment("methods return and remove what the topology wrote to a topic, in write order;")
+	f.Comment("store methods read the state of one partition's task. Topics have the")
+	f.Comment("partition counts of the spec (sgstream.TopicPartitions and")
+	f.Comment("sgstream.DefaultPartitions change them), and records are spread by Kafka's")
+	f.Comment("default partitioner. AdvanceWallClock, Output, Close and the other methods of")
+	f.Comment("sgstream.TestDriver work on raw bytes.")
+	f.Type().Id("TestDriver").Struct(jen.Op("*").Qual(pathSgstream, "TestDriver"))
+	f.Line()
+	f.Comment("NewTestDriver builds the topology and a driver for it. The spec's error")
+	f.Comment(fmt.Sprintf("policies apply (deserialization: %s, processing: %s, invalid timestamps:",
+		orDefault(string(app.OnDeserializationError), "fail"), orDefault(string(app.OnProcessingError), "fail")))
+	f.Comment(orDefault(string(app.InvalidTimestamp), "fail") + ") unless opts override them; close the driver when done.")
+	f.Func().Id("NewTestDriver").Params(jen.Id("opts").Op("...").Qual(pathSgstream, "DriverOpt")).Params(jen.Op("*").Id("TestDriver"), jen.Error()).Block(
+		jen.List(jen.Id("tp"), jen.Err()).Op(":=").Qual(pathSgstream, "NewTopology").Call(jen.Id("AppID"), jen.Id("BuildTopology")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("d"), jen.Err()).Op(":=").Qual(pathSgstream, "NewTestDriver").Call(jen.Id("tp"),
+			jen.Append(jen.Index().Qual(pathSgstream, "DriverOpt").Values(
+				jen.Line().Qual(pathSgstream, "ErrorPolicies").Call(policyLit(app.OnDeserializationError), policyLit(app.OnProcessingError), jen.Lit(app.DeadLetterTopic)),
+				jen.Line().Qual(pathSgstream, "InvalidTimestamps").Call(timestampPolicyLit(app.InvalidTimestamp)),
+				jen.Line(),
+			), jen.Id("opts").Op("...")).Op("...")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Dict{jen.Id("TestDriver"): jen.Id("d")}), jen.Nil()),
+	)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// topicSerdes are the key and value serdes of a declared topic, as the
+// topology's codecs use them (a windowed key decodes its end with the size
+// of the window that feeds the topic).
+func (g *driverGen) topicSerdes(t *spec.Topic) (key, value *jen.Statement) {
+	var w *spec.Window
+	if t.Key.Kind == spec.KindWindowed {
+		w = g.t.windowFeeding(t)
+	}
+	return g.t.serde(t.Key, w), g.t.serde(t.Value, nil)
+}
+
+func (g *driverGen) recordType(k, v *spec.Type) *jen.Statement {
+	return jen.Qual(pathSgstream, "Record").Types(g.t.typ(k), g.t.typ(v))
+}
+
+func (g *driverGen) emitPipe(t *spec.Topic) {
+	f := g.f
+	name := GoName(t.Name)
+	pipe, pipeRecord := "Pipe"+name, "Pipe"+name+"Record"
+	k, v := g.t.typ(t.Key), g.t.typ(t.Value)
+	null := ""
+	if t.Value.Kind == spec.KindRecord {
+		null = " A nil value is a tombstone."
+	}
+	f.Line()
+	f.Comment(fmt.Sprintf("%s pipes a record into topic %q", pipe, t.Name))
+	f.Comment("on the partition Kafka's default partitioner picks from the key, and")
+	f.Comment("processes it to completion." + null)
+	f.Func().Params(recv()).Id(pipe).Params(
+		jen.Id("key").Add(k), jen.Id("value").Add(v), jen.Id("timestamp").Int64(), jen.Id("headers").Op("...").Qual(pathSgstream, "Header"),
+	).Error().Block(
+		jen.Return(jen.Id("d").Dot(pipeRecord).Call(g.recordType(t.Key, t.Value).Values(jen.Dict{
+			jen.Id("Key"): jen.Id("key"), jen.Id("Value"): jen.Id("value"),
+			jen.Id("Timestamp"): jen.Id("timestamp"), jen.Id("Headers"): jen.Id("headers"),
+		}))),
+	)
+	f.Line()
+	ks, vs := g.topicSerdes(t)
+	f.Comment(fmt.Sprintf("%s pipes r into topic %q", pipeRecord, t.Name))
+	f.Comment("and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or")
+	f.Comment("value; sgstream.ToPartition picks the partition instead of the default")
+	f.Comment("partitioner.")
+	f.Func().Params(recv()).Id(pipeRecord).Params(
+		jen.Id("r").Add(g.recordType(t.Key, t.Value)), jen.Id("opts").Op("...").Qual(pathSgstream, "PipeOpt"),
+	).Error().Block(
+		jen.Return(jen.Qual(pathSgstream, "PipeTyped").Call(inner(), jen.Lit(t.Name), ks, vs, jen.Id("r"), jen.Id("opts").Op("..."))),
+	)
+}
+
+func (g *driverGen) emitRead(t *spec.Topic) {
+	f := g.f
+	read := "Read" + GoName(t.Name)
+	ks, vs := g.topicSerdes(t)
+	f.Line()
+	f.Comment(fmt.Sprintf("%s returns and removes the records written to topic %q", read, t.Name))
+	f.Comment("so far, in the order they were written; null keys and values have KeyNull and")
+	f.Comment("ValueNull set.")
+	f.Func().Params(recv()).Id(read).Params().Params(jen.Index().Add(g.recordType(t.Key, t.Value)), jen.Error()).Block(
+		jen.Return(jen.Qual(pathSgstream, "ReadTyped").Call(inner(), jen.Lit(t.Name), ks, vs)),
+	)
+}
+
+func (g *driverGen) emitStore(s driverStore) {
+	f, st := g.f, s.st
+	method := storeMethod(st)
+	k := g.t.typ(st.Key)
+	ks := g.t.serde(st.Key, nil)
+	v, vs := g.t.typ(st.Value), g.t.serde(st.Value, nil)
+	var typ *jen.Statement
+	var open, kind string
+	switch st.Kind {
+	case spec.StoreWindow:
+		open, kind = "DriverWindowStore", "window"
+		if s.timestamped {
+			v = jen.Qual(pathSgstream, "TimestampedValue").Types(v)
+			vs = jen.Qual(pathSgstream, "TimestampedValueSerde").Types(g.t.typ(st.Value)).Values(jen.Dict{jen.Id("Inner"): vs})
+		}
+		typ = jen.Qual(pathSgstream, "TypedWindowStore").Types(k, v)
+	case spec.StoreSession:
+		open, kind = "DriverSessionStore", "session"
+		typ = jen.Qual(pathSgstream, "TypedSessionStore").Types(k, v)
+	default:
+		open, kind = "DriverKVStore", "key-value"
+		typ = jen.Qual(pathSgstream, "KVStore").Types(k, v)
+	}
+	f.Line()
+	f.Comment(fmt.Sprintf("%s is the %s store %q", method, kind, st.Name))
+	if s.global {
+		f.Comment("as it is after the last pipe. It materializes a global table, so every")
+		f.Comment("partition gives the one global replica.")
+	} else {
+		f.Comment("of the task on partition, as it is after the last pipe. A partition no record")
+		f.Comment("reached yet has an empty store.")
+	}
+	f.Func().Params(recv()).Id(method).Params(jen.Id("partition").Int32()).Params(jen.Op("*").Add(typ), jen.Error()).Block(
+		jen.Return(jen.Qual(pathSgstream, open).Call(inner(), jen.Lit(st.Name), jen.Id("partition"), ks, vs)),
+	)
+	f.Line()
+	f.Comment(fmt.Sprintf("%sForKey is %s on the partition that holds key:", method, method))
+	f.Comment("where records partitioned by key land (sgstream.StorePartition).")
+	f.Func().Params(recv()).Id(method+"ForKey").Params(jen.Id("key").Add(g.t.typ(st.Key))).Params(jen.Op("*").Add(typ.Clone()), jen.Error()).Block(
+		jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(pathSgstream, "StorePartition").Call(inner(), jen.Lit(st.Name), jen.Id("key"), g.t.serde(st.Key, nil)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("d").Dot(method).Call(jen.Id("p"))),
+	)
+}
