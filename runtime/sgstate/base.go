@@ -123,6 +123,26 @@ func (s *baseStore) Checkpoint() (map[string]int64, error) {
 	return s.eng.checkpoint()
 }
 
+// metaUserPrefix separates MetadataStore keys from the store's internal
+// metadata (format, layout, checkpoint, observed stream time …).
+const metaUserPrefix = "user/"
+
+// Metadata implements MetadataStore.
+func (s *baseStore) Metadata(key string) ([]byte, bool, error) {
+	if s.eng == nil {
+		return nil, false, s.notOpen()
+	}
+	return s.eng.getMeta(metaUserPrefix + key)
+}
+
+// SetMetadata implements MetadataStore.
+func (s *baseStore) SetMetadata(key string, value []byte) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	return s.w.setMeta(metaUserPrefix+key, value)
+}
+
 // logWrite sends a write to the changelog; fallback is the timestamp used
 // when the context gives none.
 func (s *baseStore) logWrite(key, value []byte, fallback int64) {

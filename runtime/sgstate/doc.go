@@ -42,6 +42,10 @@
 // memory and Pebble variants answer identically by construction; the tests
 // run one table of cases against both.
 //
+// Store metadata (MetadataStore) rides the same staging: a processor's
+// small bookkeeping values, such as the close time of the last emit-on-close
+// emission, are committed in the same atomic step as the data they describe.
+//
 // # Window and session layout
 //
 // Window and session stores keep two indexes (see segmented.go): a

@@ -20,8 +20,8 @@ type engine interface {
 	// ErrStagedWrites if writes are staged.
 	direct(fn func(w writer) error) error
 	hasStaged() bool
-	// getMeta reads store metadata (staged view).
-	getMeta(k string) ([]byte, error)
+	// getMeta reads store metadata (staged view); the value is a copy.
+	getMeta(k string) ([]byte, bool, error)
 	commit(checkpoint map[string]int64) error
 	abort() error
 	checkpoint() (map[string]int64, error)
@@ -34,6 +34,7 @@ type writer interface {
 	del(k []byte) error
 	// delRange deletes [start, end).
 	delRange(start, end []byte) error
+	// setMeta writes store metadata; v nil deletes the key.
 	setMeta(k string, v []byte) error
 }
 
@@ -44,6 +45,8 @@ type memEngine struct {
 	committed *skiplist
 	overlay   *skiplist
 	meta      map[string][]byte
+	// metaStage holds staged metadata writes; a nil value is a staged
+	// delete.
 	metaStage map[string][]byte
 	cp        map[string]int64
 }
@@ -164,11 +167,15 @@ func (e *memEngine) direct(fn func(w writer) error) error {
 	return e.commit(nil)
 }
 
-func (e *memEngine) getMeta(k string) ([]byte, error) {
-	if v, ok := e.metaStage[k]; ok {
-		return v, nil
+func (e *memEngine) getMeta(k string) ([]byte, bool, error) {
+	v, ok := e.metaStage[k]
+	if !ok {
+		v, ok = e.meta[k]
 	}
-	return e.meta[k], nil
+	if !ok || v == nil {
+		return nil, false, nil
+	}
+	return cloneBytes(v), true, nil
 }
 
 func (e *memEngine) commit(cp map[string]int64) error {
@@ -181,7 +188,11 @@ func (e *memEngine) commit(cp map[string]int64) error {
 	}
 	e.overlay.reset()
 	for k, v := range e.metaStage {
-		e.meta[k] = v
+		if v == nil {
+			delete(e.meta, k)
+		} else {
+			e.meta[k] = v
+		}
 	}
 	clear(e.metaStage)
 	if cp != nil {

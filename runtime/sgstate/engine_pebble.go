@@ -61,11 +61,11 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 // checkVersion records format, layout and fingerprint on first open and
 // compares them on later opens (style convention 19).
 func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
-	format, err := e.getMeta(metaFormat)
+	format, found, err := e.getMeta(metaFormat)
 	if err != nil {
 		return err
 	}
-	if format == nil {
+	if !found {
 		empty := true
 		err := e.scan(nil, nil, false, func(_, _ []byte) error { empty = false; return io.EOF })
 		if err != nil && err != io.EOF {
@@ -85,7 +85,7 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 		return fmt.Errorf("%w: store %q: store format version on disk %q, this binary %q",
 			ErrFormatMismatch, name, format, storeFormatVersion)
 	}
-	gotLayout, err := e.getMeta(metaLayout)
+	gotLayout, _, err := e.getMeta(metaLayout)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 		return fmt.Errorf("%w: store %q: layout on disk %q, this binary %q",
 			ErrFormatMismatch, name, gotLayout, layout)
 	}
-	fp, err := e.getMeta(metaFingerprint)
+	fp, _, err := e.getMeta(metaFingerprint)
 	if err != nil {
 		return err
 	}
@@ -209,9 +209,8 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 	return nil
 }
 
-func (e *pebbleEngine) getMeta(k string) ([]byte, error) {
-	v, _, err := e.getRaw(e.reader(), e.metaKey(k))
-	return v, err
+func (e *pebbleEngine) getMeta(k string) ([]byte, bool, error) {
+	return e.getRaw(e.reader(), e.metaKey(k))
 }
 
 func (e *pebbleEngine) commit(cp map[string]int64) error {
@@ -276,6 +275,9 @@ func (w pebbleStaged) delRange(start, end []byte) error {
 }
 
 func (w pebbleStaged) setMeta(k string, v []byte) error {
+	if v == nil {
+		return w.e.stage().Delete(w.e.metaKey(k), nil)
+	}
 	return w.e.stage().Set(w.e.metaKey(k), v, nil)
 }
 
@@ -289,4 +291,9 @@ func (w pebbleDirect) del(k []byte) error    { return w.b.Delete(w.e.dataKey(k),
 func (w pebbleDirect) delRange(start, end []byte) error {
 	return w.b.DeleteRange(append([]byte{pebbleDataPrefix}, start...), append([]byte{pebbleDataPrefix}, end...), nil)
 }
-func (w pebbleDirect) setMeta(k string, v []byte) error { return w.b.Set(w.e.metaKey(k), v, nil) }
+func (w pebbleDirect) setMeta(k string, v []byte) error {
+	if v == nil {
+		return w.b.Delete(w.e.metaKey(k), nil)
+	}
+	return w.b.Set(w.e.metaKey(k), v, nil)
+}

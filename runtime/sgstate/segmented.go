@@ -123,14 +123,14 @@ func (g *segmented) dropExpired(w writer) error {
 }
 
 func (g *segmented) load(e engine) error {
-	v, err := e.getMeta(metaObserved)
+	v, _, err := e.getMeta(metaObserved)
 	if err != nil {
 		return err
 	}
 	if len(v) == 8 {
 		g.observed = readTime(v)
 	}
-	v, err = e.getMeta(metaSeq)
+	v, _, err = e.getMeta(metaSeq)
 	if err != nil {
 		return err
 	}

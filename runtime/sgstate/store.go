@@ -101,11 +101,34 @@ type Restorer interface {
 	RestoreBatch(records []ChangelogRecord) error
 }
 
+// MetadataStore is implemented by every built-in store: a few small named
+// values that travel with the store's state through its transactions.
+// Kafka Streams commits processor metadata (such as an emit-on-close
+// aggregation's lastEmitWindowCloseTime) together with the consumed offsets,
+// so a restarted task resumes from it; here the equivalent is to commit it
+// atomically with the store's staged writes and checkpoint.
+//
+// SetMetadata is staged like any other write: Metadata sees it at once,
+// Commit makes it committed state together with the data (on Pebble in the
+// same atomic batch, so it survives a restart), Abort and Close drop it.
+// A nil value deletes the key. Metadata is local: it is not written to the
+// changelog, so a store rebuilt from the changelog alone starts without it,
+// and an in-memory store loses it on Close with the rest of its state.
+// Keys live in their own namespace and cannot clash with the store's
+// internal bookkeeping.
+type MetadataStore interface {
+	// Metadata returns a copy of key's value; ok is false when it is unset.
+	Metadata(key string) (value []byte, ok bool, err error)
+	// SetMetadata stages value for key (nil deletes).
+	SetMetadata(key string, value []byte) error
+}
+
 // StateStore is the full contract of the built-in stores.
 type StateStore interface {
 	Store
 	Transactional
 	Restorer
+	MetadataStore
 }
 
 // KeyValueStore is an ordered byte-keyed store. Keys are ordered bytewise.
