@@ -34,7 +34,10 @@ func (s *fakeWindowStore) Flush() error                     { return nil }
 func (s *fakeWindowStore) Close() error                     { return nil }
 func (s *fakeWindowStore) ObservedStreamTime() int64        { return s.observed }
 
-func (s *fakeWindowStore) Metadata(k string) ([]byte, error) { return s.meta[k], nil }
+func (s *fakeWindowStore) Metadata(k string) ([]byte, bool, error) {
+	v, ok := s.meta[k]
+	return v, ok, nil
+}
 func (s *fakeWindowStore) SetMetadata(k string, v []byte) error {
 	s.meta[k] = append([]byte(nil), v...)
 	return nil
@@ -143,7 +146,10 @@ func (s *fakeSessionStore) Init(*sgstate.StoreContext) error { return nil }
 func (s *fakeSessionStore) Flush() error                     { return nil }
 func (s *fakeSessionStore) Close() error                     { return nil }
 
-func (s *fakeSessionStore) Metadata(k string) ([]byte, error) { return s.meta[k], nil }
+func (s *fakeSessionStore) Metadata(k string) ([]byte, bool, error) {
+	v, ok := s.meta[k]
+	return v, ok, nil
+}
 func (s *fakeSessionStore) SetMetadata(k string, v []byte) error {
 	s.meta[k] = append([]byte(nil), v...)
 	return nil
@@ -238,8 +244,8 @@ func (p *fakeProvider) OpenStore(_ *Task, spec *StoreSpec) (sgstate.Store, error
 }
 
 var (
-	_ sgstate.WindowStore  = (*fakeWindowStore)(nil)
-	_ sgstate.SessionStore = (*fakeSessionStore)(nil)
-	_ metadataStore        = (*fakeWindowStore)(nil)
-	_ metadataStore        = (*fakeSessionStore)(nil)
+	_ sgstate.WindowStore   = (*fakeWindowStore)(nil)
+	_ sgstate.SessionStore  = (*fakeSessionStore)(nil)
+	_ sgstate.MetadataStore = (*fakeWindowStore)(nil)
+	_ sgstate.MetadataStore = (*fakeSessionStore)(nil)
 )

@@ -265,17 +265,6 @@ func (s *TypedSessionStore[K, V]) FetchEndedBetween(from, to int64, fn func(key 
 	})
 }
 
-// metadataStore is the store capability that keeps small named values
-// staged and committed together with the store's data, as Kafka commits
-// processor metadata with the consumed offsets. EmitOnClose aggregations
-// keep the close time of their last emission in it; a store without it
-// keeps that time in memory only, so a restarted task may emit closed
-// windows again.
-type metadataStore interface {
-	Metadata(key string) ([]byte, error)
-	SetMetadata(key string, value []byte) error
-}
-
 // emitMetaKey is the metadata key of the last emitted window close time;
 // Kafka keys processor metadata by store name, and the store is ours.
 const emitMetaKey = "sgstream.emit.last_close_time"
@@ -283,8 +272,12 @@ const emitMetaKey = "sgstream.emit.last_close_time"
 // emitState is the emit-on-close bookkeeping shared by the three windowed
 // aggregations (Kafka's lastEmitWindowCloseTime and TimeTracker).
 type emitState struct {
-	t        *Task
-	meta     metadataStore
+	t *Task
+	// meta is where the last emission is committed (every built-in store
+	// is a sgstate.MetadataStore); nil for a custom store without it,
+	// which keeps that time in memory only, so a restarted task may emit
+	// closed windows again.
+	meta     sgstate.MetadataStore
 	interval int64
 	next     int64
 	// last is the window close time of the last emission, or -1 (Kafka's
@@ -294,13 +287,13 @@ type emitState struct {
 
 func newEmitState(t *Task, store sgstate.Store) (*emitState, error) {
 	e := &emitState{t: t, last: -1, interval: windowEmitInterval(t)}
-	if m, ok := store.(metadataStore); ok {
+	if m, ok := store.(sgstate.MetadataStore); ok {
 		e.meta = m
-		b, err := m.Metadata(emitMetaKey)
+		b, found, err := m.Metadata(emitMetaKey)
 		if err != nil {
 			return nil, fmt.Errorf("streamgen: store %q: read emit metadata: %w", store.Name(), err)
 		}
-		if len(b) == 8 {
+		if found && len(b) == 8 {
 			e.last = int64(binary.BigEndian.Uint64(b))
 		}
 	} else {
