@@ -19,7 +19,7 @@ func parseSpec(t *testing.T, src string) *spec.Program {
 // The driver's method names come from topic and store names, which map to
 // Go names non-injectively; every clash must be a diagnostic at the spec
 // line, not a compile error in generated code.
-func TestDriverNameCollisions(t *testing.T) {
+func TestTypedDriverNameCollisions(t *testing.T) {
 	prog := parseSpec(t, `version: 1
 package: p
 app: {id: p-app}
@@ -61,7 +61,7 @@ topology:
 // The driver covers what the topology reads and writes: Pipe methods for
 // sources, Read methods for sinks and the dead-letter topic, typed views of
 // DSL and declared stores, and nothing for topics it does not touch.
-func TestDriverMethods(t *testing.T) {
+func TestTypedDriverMethods(t *testing.T) {
 	prog := parseSpec(t, `version: 1
 package: p
 app:
