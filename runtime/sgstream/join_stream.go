@@ -27,10 +27,10 @@ import (
 
 // DefaultOuterJoinEmitInterval is how often, in wall-clock time, a left or
 // outer stream-stream join scans its outer store for records whose window
-// closed, under the Kafka engine: Kafka's internal config
-// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__ defaults to
-// 1000 ms. The TestDriver uses 0 (scan whenever one may be due), the
-// setting Kafka's own join tests use.
+// closed, unless TaskConfig.OuterJoinEmitInterval says otherwise: Kafka's
+// internal config __emit.interval.ms.kstreams.outer.join.spurious.results.fix__
+// defaults to 1000 ms. The TestDriver uses 0 (scan whenever one may be due),
+// the setting Kafka's own join tests use.
 const DefaultOuterJoinEmitInterval = time.Second
 
 // Side bytes of the outer store keys and values (Kafka's
@@ -127,7 +127,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 			j.outer = kv
 		}
 		j.t = t
-		j.interval = outerJoinEmitInterval(t)
+		j.interval = emitInterval(t.cfg.OuterJoinEmitInterval, DefaultOuterJoinEmitInterval)
 		return nil
 	})
 	left.To(NodeFunc[K, V1](j.processLeft))
@@ -145,15 +145,6 @@ func openJoinWindowStore(t *Task, name string) (sgstate.WindowStore, error) {
 		return nil, fmt.Errorf("streamgen: store %q is a %T, not a window store", name, s)
 	}
 	return ws, nil
-}
-
-// outerJoinEmitInterval is 0 under the TestDriver and Kafka's default
-// otherwise; see DefaultOuterJoinEmitInterval.
-func outerJoinEmitInterval(t *Task) int64 {
-	if _, ok := t.cfg.Collector.(*driverCollector); ok {
-		return 0
-	}
-	return DefaultOuterJoinEmitInterval.Milliseconds()
 }
 
 // joinMatch is a record found in the other side's window store.

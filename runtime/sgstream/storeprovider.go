@@ -193,6 +193,8 @@ func (d *TestDriver) taskFor(id TaskID) (*Task, error) {
 		Deserialization: d.cfg.deser, Processing: d.cfg.proc, DeadLetterTopic: d.cfg.dlq,
 		InvalidTime: d.cfg.invalidTime, Now: func() int64 { return d.wall },
 		CacheMaxBytes: d.cfg.cacheMaxBytes,
+		// TopologyTestDriver forces both emit throttles to 0.
+		WindowEmitInterval: NoEmitThrottle, OuterJoinEmitInterval: NoEmitThrottle,
 	})
 	if err != nil {
 		return nil, err

@@ -89,6 +89,37 @@ type TaskConfig struct {
 	// on eviction and in FlushCaches, which the engine must call before it
 	// commits the Kafka transaction (Commit calls it too).
 	CacheMaxBytes int64
+	// WindowEmitInterval is the wall-clock throttle of EmitOnClose windowed
+	// aggregations: they scan their store for closed windows at most once
+	// per interval (Kafka's internal config
+	// __emit.interval.ms.kstreams.windowed.aggregation__). The zero value
+	// means DefaultWindowEmitInterval, Kafka's 1000 ms, which is what an
+	// engine wants; NoEmitThrottle means an interval of 0 (scan after every
+	// record), which TopologyTestDriver forces and the TestDriver sets.
+	WindowEmitInterval time.Duration
+	// OuterJoinEmitInterval is the same throttle for the emission of
+	// unmatched left/outer stream-stream join records (Kafka's
+	// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__): zero
+	// means DefaultOuterJoinEmitInterval (1000 ms), NoEmitThrottle means 0.
+	OuterJoinEmitInterval time.Duration
+}
+
+// NoEmitThrottle, as TaskConfig.WindowEmitInterval or
+// OuterJoinEmitInterval, sets the throttle to 0. It is negative because the
+// zero value of the fields must keep Kafka's default for engines that do not
+// set them.
+const NoEmitThrottle time.Duration = -1
+
+// emitInterval resolves a TaskConfig emit throttle in ms: 0 (unset) is def,
+// negative (NoEmitThrottle) is 0.
+func emitInterval(d, def time.Duration) int64 {
+	switch {
+	case d == 0:
+		return def.Milliseconds()
+	case d < 0:
+		return 0
+	}
+	return d.Milliseconds()
 }
 
 // TaskID names a task: a sub-topology and a partition.

@@ -46,8 +46,8 @@ func (e EmitStrategy) String() string {
 }
 
 // DefaultWindowEmitInterval is how often, in wall-clock time, an
-// EmitOnClose aggregation scans its store for closed windows under the
-// Kafka engine: Kafka's internal config
+// EmitOnClose aggregation scans its store for closed windows, unless
+// TaskConfig.WindowEmitInterval says otherwise: Kafka's internal config
 // __emit.interval.ms.kstreams.windowed.aggregation__ defaults to 1000 ms.
 // The TestDriver uses 0 (scan after every record), as TopologyTestDriver
 // does.

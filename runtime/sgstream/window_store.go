@@ -286,7 +286,7 @@ type emitState struct {
 }
 
 func newEmitState(t *Task, store sgstate.Store) (*emitState, error) {
-	e := &emitState{t: t, last: -1, interval: windowEmitInterval(t)}
+	e := &emitState{t: t, last: -1, interval: emitInterval(t.cfg.WindowEmitInterval, DefaultWindowEmitInterval)}
 	if m, ok := store.(sgstate.MetadataStore); ok {
 		e.meta = m
 		b, found, err := m.Metadata(emitMetaKey)
@@ -300,16 +300,6 @@ func newEmitState(t *Task, store sgstate.Store) (*emitState, error) {
 		t.Logger().Warn("store keeps no metadata; windows closed before a restart may be emitted again", "store", store.Name())
 	}
 	return e, nil
-}
-
-// windowEmitInterval is the emit-on-close throttle of a task: 0 under the
-// TestDriver (TopologyTestDriver forces it to 0), Kafka's default
-// otherwise.
-func windowEmitInterval(t *Task) int64 {
-	if _, ok := t.cfg.Collector.(*driverCollector); ok {
-		return 0
-	}
-	return DefaultWindowEmitInterval.Milliseconds()
 }
 
 // due applies Kafka's throttle and reports whether closeTime advanced past
