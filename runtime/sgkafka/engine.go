@@ -1,0 +1,370 @@
+// Package sgkafka runs a streamgen topology on Kafka: the engine behind a
+// generated binary's `run` command.
+//
+// The engine follows Kafka Streams' model: one task per (sub-topology,
+// partition), tasks spread over group members (workers) by a co-partition
+// aware cooperative balancer, records chosen across a task's partitions by
+// head timestamp, stores logged to <app id>-<store>-changelog and restored
+// from it before a task processes records.
+//
+// Exactly-once (exactly_once_v2) uses one transactional producer per worker;
+// a transaction holds output, repartition and changelog records and the
+// consumed offsets. Unlike Kafka Streams, local state survives a crash: the
+// stores stage their writes and apply them, with the changelog offsets they
+// correspond to, only after the Kafka transaction committed (Task.Commit
+// with a checkpoint). An aborted transaction drops the staged writes, so
+// local state always equals the last committed transaction, and a restart
+// restores only the changelog tail past the local checkpoint.
+package sgkafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Processing guarantees.
+const (
+	AtLeastOnce   = "at_least_once"
+	ExactlyOnceV2 = "exactly_once_v2"
+)
+
+// ErrConfig is matched by errors.Is for configuration and topic setup
+// errors (missing topics, mismatched internal topics, bad flags).
+var ErrConfig = errors.New("streamgen: configuration error")
+
+// Config configures an Engine.
+type Config struct {
+	// Brokers are the seed brokers.
+	Brokers []string
+	// ApplicationID is the consumer group and the prefix of internal
+	// topics (default: the topology's app id).
+	ApplicationID string
+	// StateDir holds the tasks' Pebble stores (default:
+	// os.TempDir()/streamgen/<application id>).
+	StateDir string
+	// Guarantee is AtLeastOnce (default) or ExactlyOnceV2.
+	Guarantee string
+	// CommitInterval (default 30 s at least once, 100 ms exactly once).
+	CommitInterval time.Duration
+	// CacheMaxBytes is the record cache of the instance, split evenly over
+	// its tasks (Kafka Streams' statestore.cache.max.bytes); 0 disables it.
+	CacheMaxBytes int64
+	// Workers is the number of stream threads (group members) (default 1).
+	Workers int
+	// Logger receives the engine's logs (default: discard).
+	Logger *slog.Logger
+	// ClientOpts are extra franz-go options for every client (TLS, SASL).
+	ClientOpts []kgo.Opt
+	// Pebble tunes the persistent stores (nil: defaults).
+	Pebble *sgstate.PebbleOptions
+
+	Deserialization sgstream.Policy
+	Processing      sgstream.Policy
+	DeadLetterTopic string
+	InvalidTime     sgstream.TimestampPolicy
+
+	// IdleExit stops the engine (cleanly) once it is running and no record
+	// arrived for this long; 0 runs until the context ends.
+	IdleExit time.Duration
+	// ReplicationFactor of created internal topics (default -1: the
+	// broker's default).
+	ReplicationFactor int16
+	// MaxPollRecords bounds one poll (default 5000).
+	MaxPollRecords int
+
+	// hooks are fault-injection points for tests.
+	hooks hooks
+}
+
+// hooks let tests inject failures at the points that matter for
+// exactly-once: after the transaction's records are flushed but before it
+// commits, and after it committed but before local state is committed.
+type hooks struct {
+	beforeTxnCommit func() error
+	afterTxnCommit  func() error
+}
+
+// errCrash is returned by a hook to make the engine stop as if killed: no
+// commit, no flush of local state, tasks closed dirty.
+var errCrash = errors.New("streamgen: simulated crash")
+
+// State is the engine state, named as Kafka Streams names them.
+type State int32
+
+const (
+	Created State = iota
+	Rebalancing
+	Running
+	PendingShutdown
+	NotRunning
+	PendingError
+	Error
+)
+
+func (s State) String() string {
+	switch s {
+	case Created:
+		return "CREATED"
+	case Rebalancing:
+		return "REBALANCING"
+	case Running:
+		return "RUNNING"
+	case PendingShutdown:
+		return "PENDING_SHUTDOWN"
+	case NotRunning:
+		return "NOT_RUNNING"
+	case PendingError:
+		return "PENDING_ERROR"
+	case Error:
+		return "ERROR"
+	}
+	return fmt.Sprintf("State(%d)", int32(s))
+}
+
+// Engine runs a topology on Kafka.
+type Engine struct {
+	tp  *sgstream.Topology
+	cfg Config
+	log *slog.Logger
+
+	state atomic.Int32
+
+	// set up by setup()
+	parts      map[string]int // partition count of every topic the topology touches
+	partsMu    sync.Mutex
+	sourceSubs []*sgstream.SubTopology
+	taskParts  map[int]int     // sub-topology → task count
+	changelogs map[string]bool // changelog topics (read-only after setup)
+	instanceID string
+	unlock     func()
+	base       *kgo.Client // admin and metadata
+
+	mu       sync.Mutex
+	restored map[sgstream.TaskID]int64
+	workers  []*worker
+
+	lastRecord  atomic.Int64 // unix nanos of the last polled record
+	processed   atomic.Int64
+	commits     atomic.Int64
+	aborts      atomic.Int64
+	taskLocks   sync.Map // TaskID → *sync.Mutex: one opener of a task's state at a time
+	runningSeen atomic.Bool
+}
+
+// New creates an engine for tp. It does not contact Kafka.
+func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
+	if len(cfg.Brokers) == 0 {
+		return nil, fmt.Errorf("%w: no brokers (set --brokers or STREAMGEN_BROKERS)", ErrConfig)
+	}
+	if cfg.ApplicationID == "" {
+		cfg.ApplicationID = tp.AppID()
+	}
+	switch cfg.Guarantee {
+	case "":
+		cfg.Guarantee = AtLeastOnce
+	case AtLeastOnce, ExactlyOnceV2:
+	default:
+		return nil, fmt.Errorf("%w: guarantee %q: want %s or %s", ErrConfig, cfg.Guarantee, AtLeastOnce, ExactlyOnceV2)
+	}
+	if cfg.CommitInterval <= 0 {
+		cfg.CommitInterval = 30 * time.Second
+		if cfg.Guarantee == ExactlyOnceV2 {
+			cfg.CommitInterval = 100 * time.Millisecond
+		}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.StateDir == "" {
+		cfg.StateDir = DefaultStateDir(cfg.ApplicationID)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ReplicationFactor == 0 {
+		cfg.ReplicationFactor = -1
+	}
+	if cfg.MaxPollRecords <= 0 {
+		cfg.MaxPollRecords = 5000
+	}
+	if cfg.ApplicationID != tp.AppID() {
+		// Internal topic names are derived from the builder's app id, so
+		// the topology must be rebuilt under the overriding id.
+		return nil, fmt.Errorf("%w: topology was built for application id %q, engine configured with %q", ErrConfig, tp.AppID(), cfg.ApplicationID)
+	}
+	e := &Engine{tp: tp, cfg: cfg, log: cfg.Logger, restored: map[sgstream.TaskID]int64{}}
+	return e, nil
+}
+
+// DefaultStateDir is the state directory used when none is configured.
+func DefaultStateDir(appID string) string {
+	return filepath.Join(os.TempDir(), "streamgen", appID)
+}
+
+// State returns the engine's current state.
+func (e *Engine) State() State { return State(e.state.Load()) }
+
+func (e *Engine) setState(s State) {
+	old := State(e.state.Swap(int32(s)))
+	if old != s {
+		e.log.Info("state change", "from", old.String(), "to", s.String())
+	}
+}
+
+// RestoredRecords is the number of changelog records restored for task id
+// since the engine started (all assignments of the task summed).
+func (e *Engine) RestoredRecords(id sgstream.TaskID) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.restored[id]
+}
+
+// TotalRestored is the number of changelog records restored for all tasks.
+func (e *Engine) TotalRestored() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var n int64
+	for _, v := range e.restored {
+		n += v
+	}
+	return n
+}
+
+func (e *Engine) addRestored(id sgstream.TaskID, n int64) {
+	e.mu.Lock()
+	e.restored[id] += n
+	e.mu.Unlock()
+}
+
+// Processed is the number of input records processed.
+func (e *Engine) Processed() int64 { return e.processed.Load() }
+
+// Run runs the engine until ctx ends (then it commits and closes cleanly),
+// until IdleExit elapses without records, or until a fatal error.
+func (e *Engine) Run(ctx context.Context) (err error) {
+	e.state.Store(int32(Created))
+	e.log.Info("state change", "from", "", "to", Created.String())
+	defer func() {
+		if e.unlock != nil {
+			e.unlock()
+		}
+		if e.base != nil {
+			e.base.Close()
+		}
+		if err != nil {
+			e.setState(Error)
+		} else {
+			e.setState(NotRunning)
+		}
+	}()
+	if err := e.setup(ctx); err != nil {
+		return err
+	}
+	e.setState(Rebalancing)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	e.lastRecord.Store(time.Now().UnixNano())
+
+	var wg sync.WaitGroup
+	errs := make([]error, e.cfg.Workers)
+	for i := 0; i < e.cfg.Workers; i++ {
+		w, err := newWorker(e, i)
+		if err != nil {
+			cancel(err)
+			wg.Wait()
+			return err
+		}
+		e.mu.Lock()
+		e.workers = append(e.workers, w)
+		e.mu.Unlock()
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := w.run(runCtx); err != nil {
+				errs[i] = err
+				cancel(err)
+			}
+		}(i)
+	}
+	if e.cfg.IdleExit > 0 {
+		go e.watchIdle(runCtx, cancel)
+	}
+	go e.watchState(runCtx)
+	<-runCtx.Done()
+	if context.Cause(runCtx) == errCrash {
+		wg.Wait()
+		return errCrash
+	}
+	e.setState(PendingShutdown)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+var errIdle = errors.New("idle")
+
+// watchIdle ends the run once every worker is running its tasks and no
+// record arrived for IdleExit.
+func (e *Engine) watchIdle(ctx context.Context, cancel context.CancelCauseFunc) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if e.State() != Running {
+			continue
+		}
+		if time.Since(time.Unix(0, e.lastRecord.Load())) >= e.cfg.IdleExit {
+			e.log.Info("no new records, stopping", "idle", e.cfg.IdleExit.String(), "processed", e.processed.Load())
+			cancel(errIdle)
+			return
+		}
+	}
+}
+
+// watchState moves between REBALANCING and RUNNING as the workers'
+// assignments settle.
+func (e *Engine) watchState(ctx context.Context) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		e.mu.Lock()
+		ready := len(e.workers) == e.cfg.Workers
+		for _, w := range e.workers {
+			ready = ready && w.settled.Load()
+		}
+		e.mu.Unlock()
+		st := e.State()
+		if ready && st == Rebalancing {
+			e.setState(Running)
+			e.runningSeen.Store(true)
+		} else if !ready && st == Running {
+			e.setState(Rebalancing)
+		}
+	}
+}
+
+// taskLock serialises opening a task's state between workers of this
+// process (a task moving from one worker to another).
+func (e *Engine) taskLock(id sgstream.TaskID) *sync.Mutex {
+	m, _ := e.taskLocks.LoadOrStore(id, &sync.Mutex{})
+	return m.(*sync.Mutex)
+}

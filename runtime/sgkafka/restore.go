@@ -1,0 +1,285 @@
+package sgkafka
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// restoreTimeout bounds the restoration of one batch of tasks.
+const restoreTimeout = 30 * time.Minute
+
+// restoring is one store being restored.
+type restoring struct {
+	tk       *task
+	store    string
+	topic    string
+	key      string
+	st       sgstate.Store
+	from, to int64
+	pos      int64
+	n        int64
+	done     bool
+}
+
+type restorer interface {
+	sgstate.Restorer
+	sgstate.Transactional
+}
+
+// restore brings the logged stores of newly opened tasks up to the end of
+// their changelogs (read committed) before they process records. A store
+// resumes from its local checkpoint; only the changelog tail past it is
+// replayed. A store whose checkpoint lies outside the changelog (the log
+// was truncated past it, or the topic was recreated) is wiped and rebuilt.
+func (w *worker) restore(tasks []*task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	defer cancel()
+	topicSet := map[string]bool{}
+	for _, tk := range tasks {
+		for _, topic := range tk.changelogs {
+			topicSet[topic] = true
+		}
+	}
+	if len(topicSet) == 0 {
+		return nil
+	}
+	var topics []string
+	for t := range topicSet {
+		topics = append(topics, t)
+	}
+	adm := kadm.NewClient(w.e.base)
+	ends, err := adm.ListCommittedOffsets(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("streamgen: restore: listing changelog end offsets: %w", err)
+	}
+	starts, err := adm.ListStartOffsets(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("streamgen: restore: listing changelog start offsets: %w", err)
+	}
+	offsetOf := func(l kadm.ListedOffsets, topic string, p int32) (int64, error) {
+		o, ok := l.Lookup(topic, p)
+		if !ok {
+			return 0, fmt.Errorf("streamgen: restore: changelog %q partition %d not found", topic, p)
+		}
+		if o.Err != nil {
+			return 0, fmt.Errorf("streamgen: restore: changelog %q partition %d: %w", topic, p, o.Err)
+		}
+		return o.Offset, nil
+	}
+
+	var work []*restoring
+	for i, tk := range tasks {
+		cps, err := tk.checkpoints()
+		if err != nil {
+			return err
+		}
+		var wipe []string
+		for name, topic := range tk.changelogs {
+			start, err := offsetOf(starts, topic, tk.id.Partition)
+			if err != nil {
+				return err
+			}
+			end, err := offsetOf(ends, topic, tk.id.Partition)
+			if err != nil {
+				return err
+			}
+			if cp := cps[name]; cp >= 0 && (cp < start || cp > end) {
+				w.log.Warn("local state is outside the changelog; rebuilding it", "task", tk.id.String(), "store", name,
+					"checkpoint", cp, "changelog_start", start, "changelog_end", end)
+				wipe = append(wipe, name)
+			}
+		}
+		if len(wipe) > 0 {
+			if err := tk.t.Close(); err != nil {
+				return err
+			}
+			for _, name := range wipe {
+				if err := os.RemoveAll(sgstream.StoreDir(w.e.cfg.StateDir, tk.id, name)); err != nil {
+					return fmt.Errorf("streamgen: wiping store %q of task %s: %w", name, tk.id, err)
+				}
+			}
+			ntk, err := w.openTask(tk.id)
+			if err != nil {
+				return err
+			}
+			tasks[i], tk = ntk, ntk
+			if cps, err = tk.checkpoints(); err != nil {
+				return err
+			}
+		}
+		stores := tk.t.Stores()
+		for name, topic := range tk.changelogs {
+			start, _ := offsetOf(starts, topic, tk.id.Partition)
+			end, _ := offsetOf(ends, topic, tk.id.Partition)
+			key := checkpointKey(topic, tk.id.Partition)
+			from := cps[name]
+			if from < 0 {
+				from = start
+			}
+			tk.end[key] = max(from, 0)
+			if from >= end {
+				continue
+			}
+			st, ok := stores[name].(restorer)
+			if !ok {
+				w.log.Warn("store cannot be restored (no Restorer); it starts from its local state", "task", tk.id.String(), "store", name)
+				continue
+			}
+			work = append(work, &restoring{tk: tk, store: name, topic: topic, key: key, st: st.(sgstate.Store), from: from, to: end, pos: from})
+		}
+	}
+	if len(work) == 0 {
+		return nil
+	}
+	return w.consumeChangelogs(ctx, work)
+}
+
+func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error {
+	parts := map[string]map[int32]kgo.Offset{}
+	byTP := map[string]*restoring{}
+	var total int64
+	for _, r := range work {
+		if parts[r.topic] == nil {
+			parts[r.topic] = map[int32]kgo.Offset{}
+		}
+		parts[r.topic][r.tk.id.Partition] = kgo.NewOffset().At(r.from)
+		byTP[r.key] = r
+		total += r.to - r.from
+		w.log.Info("restoring store", "task", r.tk.id.String(), "store", r.store, "changelog", r.topic,
+			"from_offset", r.from, "to_offset", r.to)
+	}
+	cl, err := kgo.NewClient(w.e.clientOpts(
+		kgo.ConsumePartitions(parts),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords(),
+		kgo.FetchMaxWait(200*time.Millisecond),
+	)...)
+	if err != nil {
+		return fmt.Errorf("streamgen: restore client: %w", err)
+	}
+	defer cl.Close()
+	started := time.Now()
+	lastLog := started
+	remaining := len(work)
+	var batch []sgstate.ChangelogRecord
+	var applied int64
+	for remaining > 0 {
+		fetches := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("streamgen: restore: %w", err)
+		}
+		var ferr error
+		fetches.EachError(func(topic string, p int32, err error) {
+			if ferr == nil {
+				ferr = fmt.Errorf("streamgen: restore: reading changelog %q partition %d: %w", topic, p, err)
+			}
+		})
+		if ferr != nil {
+			return ferr
+		}
+		var perr error
+		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
+			if perr != nil || len(fp.Records) == 0 {
+				return
+			}
+			r := byTP[checkpointKey(fp.Topic, fp.Partition)]
+			if r == nil || r.done {
+				return
+			}
+			batch = batch[:0]
+			pos := r.pos
+			for _, rec := range fp.Records {
+				if rec.Offset >= r.to {
+					break
+				}
+				pos = rec.Offset + 1
+				if rec.Attrs.IsControl() {
+					continue
+				}
+				batch = append(batch, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+			}
+			rs := r.st.(restorer)
+			if len(batch) > 0 {
+				if err := rs.RestoreBatch(batch); err != nil {
+					perr = fmt.Errorf("streamgen: restoring store %q of task %s: %w", r.store, r.tk.id, err)
+					return
+				}
+			}
+			if err := rs.Commit(map[string]int64{r.key: pos}); err != nil {
+				perr = fmt.Errorf("streamgen: restoring store %q of task %s: %w", r.store, r.tk.id, err)
+				return
+			}
+			r.n += int64(len(batch))
+			applied += int64(len(batch))
+			r.pos = pos
+			r.tk.end[r.key] = pos
+			if pos >= r.to {
+				r.done = true
+				remaining--
+			}
+		})
+		if perr != nil {
+			return perr
+		}
+		if time.Since(lastLog) >= 2*time.Second {
+			lastLog = time.Now()
+			var done int64
+			for _, r := range work {
+				done += r.pos - r.from
+			}
+			el := time.Since(started).Seconds()
+			rate := float64(applied) / el
+			left := "unknown"
+			if done > 0 {
+				left = time.Duration(float64(total-done) / (float64(done) / el) * float64(time.Second)).Round(time.Second).String()
+			}
+			w.log.Info("restoring", "records", applied, "records_per_sec", int64(rate), "offsets_done", done, "offsets_total", total, "estimated_left", left)
+		}
+	}
+	el := time.Since(started)
+	for _, r := range work {
+		w.e.addRestored(r.tk.id, r.n)
+	}
+	w.log.Info("restored", "records", applied, "stores", len(work), "took", el.Round(time.Millisecond).String(),
+		"records_per_sec", int64(float64(applied)/max(el.Seconds(), 1e-9)))
+	return nil
+}
+
+// maybePurge deletes consumed records of repartition topics (Kafka
+// Streams' repartition.purge.interval.ms, 30 s): they are never read again.
+func (w *worker) maybePurge(ctx context.Context) {
+	if time.Since(w.lastPurge) < 30*time.Second {
+		return
+	}
+	w.lastPurge = time.Now()
+	offs := kadm.Offsets{}
+	for topic, ps := range w.cl.CommittedOffsets() {
+		ts := w.e.tp.Topic(topic)
+		if ts == nil || ts.Role != sgstream.TopicRepartition {
+			continue
+		}
+		for p, eo := range ps {
+			if eo.Offset > 0 {
+				offs.Add(kadm.Offset{Topic: topic, Partition: p, At: eo.Offset, LeaderEpoch: -1})
+			}
+		}
+	}
+	if len(offs) == 0 {
+		return
+	}
+	if _, err := kadm.NewClient(w.e.base).DeleteRecords(ctx, offs); err != nil {
+		w.log.Debug("purging repartition topics", "error", err.Error())
+	}
+}
+
+func (e *Engine) isChangelog(topic string) bool { return e.changelogs[topic] }

@@ -1,0 +1,288 @@
+package sgkafka
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// runFlags are the run command's settings.
+type runFlags struct {
+	brokers, appID, stateDir, guarantee string
+	commitInterval                      time.Duration
+	cacheBytes                          int64
+	workers                             int
+	tlsCA, tlsCert, tlsKey              string
+	saslMech, saslUser                  string
+	saslPass, saslPassFile              string
+	logLevel, logFormat                 string
+	embedded                            bool
+	input, print                        string
+	untilIdle                           time.Duration
+}
+
+// env returns the value of STREAMGEN_<name>, or def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("STREAMGEN_" + name); ok {
+		return v
+	}
+	return def
+}
+
+// Run is a generated binary's `run` command: it runs the application's
+// topology on Kafka until SIGINT/SIGTERM (then it commits, flushes, closes
+// and exits 0). Generated code sets App.Run = sgkafka.Run.
+func Run(app *sgapp.App, args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return RunContext(ctx, app, args, stdout, stderr)
+}
+
+// RunContext is Run with a context in place of the signals, for tests and
+// embedding: ending ctx is a clean shutdown.
+func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "streamgen: internal error: %v\n", r)
+			code = 1
+		}
+	}()
+	f, fs, err := parseRunFlags(app, args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	_ = fs
+	logger, err := sgapp.Logger(stderr, f.logLevel, f.logFormat == "json")
+	if err != nil {
+		fmt.Fprintf(stderr, "streamgen: run: --log-level: %v\n", err)
+		return 2
+	}
+	if err := runApp(ctx, app, f, stdout, logger); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &runFlags{}
+	guarantee := app.Guarantee
+	if guarantee == "" {
+		guarantee = AtLeastOnce
+	}
+	fs.StringVar(&f.brokers, "brokers", env("BROKERS", ""), "comma-separated seed brokers (env STREAMGEN_BROKERS)")
+	fs.StringVar(&f.appID, "application-id", env("APPLICATION_ID", app.ID), "application id: consumer group and internal topic prefix (env STREAMGEN_APPLICATION_ID)")
+	fs.StringVar(&f.stateDir, "state-dir", env("STATE_DIR", ""), "state store directory (env STREAMGEN_STATE_DIR; default <tmp>/streamgen/<application id>)")
+	fs.StringVar(&f.guarantee, "guarantee", env("GUARANTEE", guarantee), "at_least_once or exactly_once_v2 (env STREAMGEN_GUARANTEE)")
+	ci := time.Duration(0)
+	if v := env("COMMIT_INTERVAL", ""); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_COMMIT_INTERVAL: %v", err)
+		}
+		ci = d
+	} else {
+		ci = app.CommitInterval
+	}
+	fs.DurationVar(&f.commitInterval, "commit-interval", ci, "commit interval (env STREAMGEN_COMMIT_INTERVAL; default from the spec, else 30s, 100ms under exactly_once_v2)")
+	cache, err := strconv.ParseInt(env("CACHE_BYTES", strconv.Itoa(10<<20)), 10, 64)
+	if err != nil {
+		return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_CACHE_BYTES: %v", err)
+	}
+	fs.Int64Var(&f.cacheBytes, "cache-bytes", cache, "record cache size in bytes, 0 disables (env STREAMGEN_CACHE_BYTES)")
+	workers, err := strconv.Atoi(env("WORKERS", "1"))
+	if err != nil {
+		return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
+	}
+	fs.IntVar(&f.workers, "workers", workers, "stream threads (env STREAMGEN_WORKERS)")
+	fs.StringVar(&f.tlsCA, "tls-ca", env("TLS_CA", ""), "PEM file of CAs to trust; enables TLS (env STREAMGEN_TLS_CA)")
+	fs.StringVar(&f.tlsCert, "tls-cert", env("TLS_CERT", ""), "PEM client certificate; enables TLS (env STREAMGEN_TLS_CERT)")
+	fs.StringVar(&f.tlsKey, "tls-key", env("TLS_KEY", ""), "PEM client key (env STREAMGEN_TLS_KEY)")
+	fs.StringVar(&f.saslMech, "sasl-mechanism", env("SASL_MECHANISM", ""), "SCRAM-SHA-256, SCRAM-SHA-512 or PLAIN (env STREAMGEN_SASL_MECHANISM)")
+	fs.StringVar(&f.saslUser, "sasl-user", env("SASL_USER", ""), "SASL user (env STREAMGEN_SASL_USER)")
+	fs.StringVar(&f.saslPass, "sasl-password", "", "SASL password; prefer STREAMGEN_SASL_PASSWORD or --sasl-password-file (visible in ps)")
+	fs.StringVar(&f.saslPassFile, "sasl-password-file", env("SASL_PASSWORD_FILE", ""), "file holding the SASL password (env STREAMGEN_SASL_PASSWORD_FILE)")
+	fs.StringVar(&f.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env STREAMGEN_LOG_LEVEL)")
+	fs.StringVar(&f.logFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (env STREAMGEN_LOG_FORMAT)")
+	embedded, _ := strconv.ParseBool(env("EMBEDDED", "false"))
+	fs.BoolVar(&f.embedded, "embedded", embedded, "run against an in-process Kafka (franz-go kfake) with the declared topics created (env STREAMGEN_EMBEDDED)")
+	fs.StringVar(&f.input, "input", "", "produce the records of this replay-format JSON lines file before processing")
+	fs.StringVar(&f.print, "print", "", "print the records of these comma-separated topics (read committed) as JSON lines on stdout")
+	fs.DurationVar(&f.untilIdle, "until-idle", 0, "exit 0 once the input is processed and no record arrived for this long")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s run [flags]\n\nRuns the application on Kafka until SIGINT/SIGTERM.\n\nFlags:\n", app.ID)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fs, fmt.Errorf("streamgen: run: unexpected arguments %q", fs.Args())
+	}
+	if f.saslPass == "" {
+		f.saslPass = env("SASL_PASSWORD", "")
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return nil, fs, fmt.Errorf("streamgen: run: --log-format %q: want text or json", f.logFormat)
+	}
+	if f.guarantee != AtLeastOnce && f.guarantee != ExactlyOnceV2 {
+		return nil, fs, fmt.Errorf("streamgen: run: --guarantee %q: want %s or %s", f.guarantee, AtLeastOnce, ExactlyOnceV2)
+	}
+	if !f.embedded && f.brokers == "" {
+		return nil, fs, fmt.Errorf("streamgen: run: no brokers: set --brokers or STREAMGEN_BROKERS, or use --embedded")
+	}
+	if f.workers < 1 {
+		return nil, fs, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
+	}
+	return f, fs, nil
+}
+
+// securityOpts turns the TLS and SASL flags into client options.
+func securityOpts(f *runFlags) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	if f.tlsCA != "" || f.tlsCert != "" || f.tlsKey != "" {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if f.tlsCA != "" {
+			pem, err := os.ReadFile(f.tlsCA)
+			if err != nil {
+				return nil, fmt.Errorf("streamgen: run: --tls-ca: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("streamgen: run: --tls-ca %q: no PEM certificates found", f.tlsCA)
+			}
+			cfg.RootCAs = pool
+		}
+		if (f.tlsCert == "") != (f.tlsKey == "") {
+			return nil, fmt.Errorf("streamgen: run: --tls-cert and --tls-key go together")
+		}
+		if f.tlsCert != "" {
+			cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+			if err != nil {
+				return nil, fmt.Errorf("streamgen: run: --tls-cert/--tls-key: %w", err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
+	}
+	if f.saslMech != "" {
+		pass := f.saslPass
+		if f.saslPassFile != "" {
+			b, err := os.ReadFile(f.saslPassFile)
+			if err != nil {
+				return nil, fmt.Errorf("streamgen: run: --sasl-password-file: %w", err)
+			}
+			pass = strings.TrimRight(string(b), "\r\n")
+		}
+		if f.saslUser == "" || pass == "" {
+			return nil, fmt.Errorf("streamgen: run: --sasl-mechanism %s needs --sasl-user and a password (STREAMGEN_SASL_PASSWORD or --sasl-password-file)", f.saslMech)
+		}
+		switch strings.ToUpper(f.saslMech) {
+		case "PLAIN":
+			opts = append(opts, kgo.SASL(plain.Auth{User: f.saslUser, Pass: pass}.AsMechanism()))
+		case "SCRAM-SHA-256":
+			opts = append(opts, kgo.SASL(scram.Auth{User: f.saslUser, Pass: pass}.AsSha256Mechanism()))
+		case "SCRAM-SHA-512":
+			opts = append(opts, kgo.SASL(scram.Auth{User: f.saslUser, Pass: pass}.AsSha512Mechanism()))
+		default:
+			return nil, fmt.Errorf("streamgen: run: --sasl-mechanism %q: want SCRAM-SHA-256, SCRAM-SHA-512 or PLAIN", f.saslMech)
+		}
+	}
+	return opts, nil
+}
+
+func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, slogger *slog.Logger) error {
+	sec, err := securityOpts(f)
+	if err != nil {
+		return err
+	}
+	tp, err := sgstream.NewTopology(f.appID, app.Build)
+	if err != nil {
+		return err
+	}
+	brokers := splitList(f.brokers)
+	if f.embedded {
+		c, err := kfake.NewCluster(kfake.NumBrokers(1),
+			kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "250"}))
+		if err != nil {
+			return fmt.Errorf("streamgen: embedded kafka: %w", err)
+		}
+		defer c.Close()
+		brokers = c.ListenAddrs()
+		sec = nil
+		slogger.Info("embedded kafka started", "brokers", strings.Join(brokers, ","))
+		if err := createDeclaredTopics(ctx, brokers, app, tp); err != nil {
+			return err
+		}
+	}
+	cfg := Config{
+		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
+		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
+		Logger: slogger, ClientOpts: sec,
+		Deserialization: app.Deserialization, Processing: app.Processing,
+		DeadLetterTopic: app.DeadLetterTopic, InvalidTime: app.InvalidTime,
+		IdleExit: f.untilIdle,
+	}
+	e, err := New(tp, cfg)
+	if err != nil {
+		return err
+	}
+	slogger.Info("starting", "application_id", e.cfg.ApplicationID, "brokers", strings.Join(brokers, ","),
+		"guarantee", e.cfg.Guarantee, "commit_interval", e.cfg.CommitInterval.String(), "state_dir", e.cfg.StateDir,
+		"workers", e.cfg.Workers, "cache_bytes", e.cfg.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
+	if f.input != "" {
+		n, err := produceInput(ctx, brokers, sec, app, tp, f.input)
+		if err != nil {
+			return err
+		}
+		slogger.Info("input produced", "file", f.input, "records", n)
+	}
+	var pr *printer
+	if f.print != "" {
+		pr, err = startPrinter(ctx, brokers, sec, app, splitList(f.print), stdout)
+		if err != nil {
+			return err
+		}
+	}
+	runErr := e.Run(ctx)
+	if pr != nil {
+		if err := pr.drain(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return runErr
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,220 @@
+package sgkafka
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// task is a sgstream.Task with what the engine keeps around it: the
+// records buffered per source partition and the changelog positions of its
+// stores.
+type task struct {
+	id     sgstream.TaskID
+	t      *sgstream.Task
+	w      *worker
+	queues []*queue // one per source topic, in the sub-topology's order
+	byTop  map[string]*queue
+	// logged stores: store name → changelog topic
+	changelogs map[string]string
+	// end is the next offset of each changelog partition this task wrote
+	// or restored to: the checkpoint Task.Commit records.
+	end map[string]int64
+}
+
+type queue struct {
+	topic string
+	recs  []*kgo.Record
+	head  int
+}
+
+func (q *queue) empty() bool { return q.head >= len(q.recs) }
+
+func (q *queue) push(r *kgo.Record) {
+	if q.head > 0 && q.head == len(q.recs) {
+		q.recs, q.head = q.recs[:0], 0
+	}
+	q.recs = append(q.recs, r)
+}
+
+// checkpointKey names a changelog partition in a store checkpoint, as Kafka
+// names a TopicPartition.
+func checkpointKey(topic string, partition int32) string {
+	return topic + "-" + strconv.Itoa(int(partition))
+}
+
+// openTask creates and initialises a task: its stores are opened (Pebble
+// under <state-dir>/<task id>/<store>) but not yet restored.
+func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
+	e := w.e
+	tk := &task{id: id, w: w, byTop: map[string]*queue{}, changelogs: map[string]string{}, end: map[string]int64{}}
+	sub := e.tp.SubTopologies()[id.Sub]
+	for _, topic := range sub.Topics {
+		q := &queue{topic: topic}
+		tk.queues = append(tk.queues, q)
+		tk.byTop[topic] = q
+	}
+	for _, name := range sub.Stores {
+		if spec := e.tp.Store(name); spec != nil && spec.Logged {
+			tk.changelogs[name] = changelogTopic(e.cfg.ApplicationID, name)
+		}
+	}
+	var cache int64
+	if e.cfg.CacheMaxBytes > 0 {
+		// Kafka Streams splits the cache over threads; tasks of a thread
+		// share it. A per-task share of the instance budget is close.
+		n := 0
+		for _, s := range e.sourceSubs {
+			n += e.taskParts[s.ID]
+		}
+		cache = e.cfg.CacheMaxBytes / int64(max(n, 1))
+		if cache < 1 {
+			cache = 1
+		}
+	}
+	t, err := e.tp.NewTask(id, sgstream.TaskConfig{
+		Collector:       (*collector)(w),
+		Stores:          tk,
+		Logger:          e.log.With("task", id.String()),
+		Deserialization: e.cfg.Deserialization,
+		Processing:      e.cfg.Processing,
+		DeadLetterTopic: e.cfg.DeadLetterTopic,
+		InvalidTime:     e.cfg.InvalidTime,
+		CacheMaxBytes:   cache,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tk.t = t
+	if err := t.Init(); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return tk, nil
+}
+
+// OpenStore implements sgstream.StoreProvider: built-in stores on Pebble
+// under <state-dir>/<task id>/<store>, or in memory when the spec says so;
+// logged stores send their changelog through the worker's producer.
+func (tk *task) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+	e := tk.w.e
+	var s sgstate.Store
+	if spec.Custom != nil {
+		s = spec.Custom()
+		if s == nil {
+			return nil, fmt.Errorf("streamgen: store %q: custom store constructor returned nil", spec.Name)
+		}
+	} else {
+		var err error
+		if s, err = sgstream.NewBuiltinStore(spec, !spec.InMemory, e.cfg.Pebble); err != nil {
+			return nil, err
+		}
+	}
+	ctx := sgstream.NewStoreContext(t, spec, e.log.With("task", t.ID.String(), "store", spec.Name))
+	ctx.Dir = sgstream.StoreDir(e.cfg.StateDir, t.ID, spec.Name)
+	if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("streamgen: store %q: %w", spec.Name, err)
+	}
+	if err := s.Init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkpoints returns, per logged store, the changelog offset its local
+// state is at: -1 when the store has no checkpoint (restore everything).
+func (tk *task) checkpoints() (map[string]int64, error) {
+	out := map[string]int64{}
+	stores := tk.t.Stores()
+	for name, topic := range tk.changelogs {
+		out[name] = -1
+		tx, ok := stores[name].(sgstate.Transactional)
+		if !ok {
+			continue
+		}
+		cp, err := tx.Checkpoint()
+		if err != nil {
+			return nil, fmt.Errorf("streamgen: task %s: store %q checkpoint: %w", tk.id, name, err)
+		}
+		if off, ok := cp[checkpointKey(topic, tk.id.Partition)]; ok {
+			out[name] = off
+		}
+	}
+	return out, nil
+}
+
+// checkpoint is the map Task.Commit records in every store.
+func (tk *task) checkpoint() map[string]int64 {
+	if len(tk.end) == 0 {
+		return nil
+	}
+	cp := make(map[string]int64, len(tk.end))
+	for k, v := range tk.end {
+		cp[k] = v
+	}
+	return cp
+}
+
+func (tk *task) buffered() bool {
+	for _, q := range tk.queues {
+		if !q.empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// next picks the buffered record with the smallest head timestamp across
+// the task's partitions (Kafka Streams' PartitionGroup with
+// max.task.idle.ms=0: only partitions with buffered records compete).
+func (tk *task) next() *kgo.Record {
+	var best *queue
+	for _, q := range tk.queues {
+		if q.empty() {
+			continue
+		}
+		if best == nil || q.recs[q.head].Timestamp.Before(best.recs[best.head].Timestamp) {
+			best = q
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	r := best.recs[best.head]
+	best.recs[best.head] = nil
+	best.head++
+	return r
+}
+
+func (tk *task) clearQueues() {
+	for _, q := range tk.queues {
+		q.recs, q.head = nil, 0
+	}
+}
+
+// process runs every buffered record through the task.
+func (tk *task) process() (int, error) {
+	n := 0
+	for {
+		r := tk.next()
+		if r == nil {
+			return n, nil
+		}
+		raw := sgstream.RawRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+			Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()}
+		if len(r.Headers) > 0 {
+			raw.Headers = make([]sgstream.Header, len(r.Headers))
+			for i, h := range r.Headers {
+				raw.Headers[i] = sgstream.Header{Key: h.Key, Value: h.Value}
+			}
+		}
+		if err := tk.t.Process(&raw); err != nil {
+			return n, err
+		}
+		n++
+	}
+}

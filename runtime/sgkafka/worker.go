@@ -1,0 +1,612 @@
+package sgkafka
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgpartition"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// commitTimeout bounds a commit (flush, offsets, end of transaction) so a
+// dead cluster fails the run instead of hanging it.
+const commitTimeout = 2 * time.Minute
+
+// worker is one stream thread: one group member, one producer (one
+// transactional id under exactly-once), the tasks assigned to it, all
+// driven by one goroutine.
+type worker struct {
+	e    *Engine
+	idx  int
+	eos  bool
+	cl   *kgo.Client
+	sess *kgo.GroupTransactSession
+	log  interface {
+		Info(string, ...any)
+		Warn(string, ...any)
+		Debug(string, ...any)
+		Error(string, ...any)
+	}
+
+	tasks map[sgstream.TaskID]*task
+
+	evMu   sync.Mutex
+	events []rebalanceEvent
+
+	rebalanceWanted atomic.Bool
+	settled         atomic.Bool
+	inTxn           bool
+	lastCommit      time.Time
+	lastPurge       time.Time
+
+	prodMu  sync.Mutex
+	prodErr error
+	clEnd   map[string]int64 // changelog checkpoint key → next offset produced
+	rr      map[string]int32 // round robin for records without a key
+}
+
+type eventKind int
+
+const (
+	evAssigned eventKind = iota
+	evRevoked
+	evLost
+)
+
+type rebalanceEvent struct {
+	kind eventKind
+	tps  map[string][]int32
+}
+
+func newWorker(e *Engine, idx int) (*worker, error) {
+	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[sgstream.TaskID]*task{},
+		clEnd: map[string]int64{}, rr: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
+	w.log = e.log.With("worker", idx)
+	var topics []string
+	for _, s := range e.sourceSubs {
+		topics = append(topics, s.Topics...)
+	}
+	sort.Strings(topics)
+	push := func(kind eventKind) func(context.Context, *kgo.Client, map[string][]int32) {
+		return func(_ context.Context, _ *kgo.Client, tps map[string][]int32) {
+			w.evMu.Lock()
+			w.events = append(w.events, rebalanceEvent{kind: kind, tps: tps})
+			w.evMu.Unlock()
+			w.settled.Store(false)
+		}
+	}
+	opts := e.clientOpts(
+		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
+		kgo.ConsumerGroup(e.cfg.ApplicationID),
+		kgo.ConsumeTopics(topics...),
+		kgo.Balancers(&taskBalancer{subs: e.tp.SubTopologies()}),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.DisableAutoCommit(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.OnPartitionsAssigned(push(evAssigned)),
+		kgo.OnPartitionsRevoked(push(evRevoked)),
+		kgo.OnPartitionsLost(push(evLost)),
+		kgo.OnPartitionsCallbackBlocked(func(context.Context, *kgo.Client) {
+			w.rebalanceWanted.Store(true)
+			w.settled.Store(false)
+		}),
+	)
+	var err error
+	if w.eos {
+		opts = append(opts,
+			kgo.TransactionalID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
+			kgo.TransactionTimeout(10*time.Second),
+		)
+		w.sess, err = kgo.NewGroupTransactSession(opts...)
+		if err == nil {
+			w.cl = w.sess.Client()
+		}
+	} else {
+		w.cl, err = kgo.NewClient(opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
+	}
+	return w, nil
+}
+
+// run is the worker's loop: poll, apply rebalances, buffer, process,
+// punctuate, commit every commit interval. Rebalances are let through only
+// right after a commit, so a revoked task never has uncommitted work.
+func (w *worker) run(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("streamgen: worker %d: internal error: %v", w.idx, r)
+		}
+		w.close(err)
+	}()
+	interval := w.e.cfg.CommitInterval
+	for {
+		if ctx.Err() != nil {
+			if errors.Is(context.Cause(ctx), errCrash) {
+				return nil
+			}
+			// Clean shutdown: commit what was processed.
+			return w.commit()
+		}
+		wait := interval - time.Since(w.lastCommit)
+		wait = min(max(wait, 5*time.Millisecond), 250*time.Millisecond)
+		pollCtx, cancel := context.WithTimeout(ctx, wait)
+		fetches := w.cl.PollRecords(pollCtx, w.e.cfg.MaxPollRecords)
+		cancel()
+		if fetches.IsClientClosed() {
+			return nil
+		}
+		var fatal error
+		fetches.EachError(func(topic string, p int32, ferr error) {
+			if errors.Is(ferr, context.DeadlineExceeded) || errors.Is(ferr, context.Canceled) {
+				return
+			}
+			w.log.Warn("fetch error", "topic", topic, "partition", p, "error", ferr.Error())
+			if fatal == nil && isFatalFetch(ferr) {
+				fatal = fmt.Errorf("streamgen: consuming %q partition %d: %w", topic, p, ferr)
+			}
+		})
+		if fatal != nil {
+			return fatal
+		}
+		keep, err := w.applyEvents()
+		if err != nil {
+			return err
+		}
+		n := 0
+		if keep {
+			fetches.EachRecord(func(r *kgo.Record) {
+				tk := w.taskFor(r.Topic, r.Partition)
+				if tk == nil {
+					return
+				}
+				tk.byTop[r.Topic].push(r)
+				n++
+			})
+		}
+		if _, gen := w.cl.GroupMetadata(); gen > 0 && w.pendingEvents() == 0 && !w.rebalanceWanted.Load() {
+			w.settled.Store(true)
+		}
+		if n > 0 {
+			w.e.lastRecord.Store(time.Now().UnixNano())
+			if err := w.begin(); err != nil {
+				return err
+			}
+		}
+		for _, id := range w.taskIDs() {
+			tk := w.tasks[id]
+			cnt, err := tk.process()
+			w.e.processed.Add(int64(cnt))
+			if err != nil {
+				w.abort()
+				return err
+			}
+			if err := tk.t.PunctuateWallClock(); err != nil {
+				w.abort()
+				return err
+			}
+		}
+		if time.Since(w.lastCommit) >= interval || w.rebalanceWanted.Load() {
+			if err := w.commit(); err != nil {
+				return err
+			}
+			w.rebalanceWanted.Store(false)
+			w.cl.AllowRebalance()
+		}
+	}
+}
+
+// isFatalFetch reports fetch errors that do not heal by retrying.
+func isFatalFetch(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed)
+}
+
+func (w *worker) pendingEvents() int {
+	w.evMu.Lock()
+	defer w.evMu.Unlock()
+	return len(w.events)
+}
+
+func (w *worker) taskIDs() []sgstream.TaskID {
+	ids := make([]sgstream.TaskID, 0, len(w.tasks))
+	for id := range w.tasks {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].Sub != ids[j].Sub {
+			return ids[i].Sub < ids[j].Sub
+		}
+		return ids[i].Partition < ids[j].Partition
+	})
+	return ids
+}
+
+func (w *worker) taskFor(topic string, p int32) *task {
+	s := w.e.tp.SubTopologyOf(topic)
+	if s == nil {
+		return nil
+	}
+	return w.tasks[sgstream.TaskID{Sub: s.ID, Partition: p}]
+}
+
+// begin opens the transaction lazily, on the first record polled or sent.
+func (w *worker) begin() error {
+	if !w.eos || w.inTxn {
+		return nil
+	}
+	if err := w.sess.Begin(); err != nil {
+		return fmt.Errorf("streamgen: worker %d: begin transaction: %w", w.idx, err)
+	}
+	w.inTxn = true
+	return nil
+}
+
+// applyEvents applies the rebalance callbacks' results: closes revoked and
+// lost tasks, opens and restores assigned ones. keep is false when the
+// records of the current poll must be dropped because consumption was
+// rewound to the committed offsets.
+func (w *worker) applyEvents() (keep bool, err error) {
+	w.evMu.Lock()
+	evs := w.events
+	w.events = nil
+	w.evMu.Unlock()
+	if len(evs) == 0 {
+		return true, nil
+	}
+	keep = true
+	var open []sgstream.TaskID
+	for _, ev := range evs {
+		ids := w.tasksOf(ev.tps)
+		switch ev.kind {
+		case evAssigned:
+			w.log.Info("partitions assigned", "partitions", fmtTPs(ev.tps))
+			for _, id := range ids {
+				if _, ok := w.tasks[id]; !ok {
+					open = append(open, id)
+				}
+			}
+		case evRevoked, evLost:
+			what := "revoked"
+			if ev.kind == evLost {
+				what = "lost"
+			}
+			w.log.Info("partitions "+what, "partitions", fmtTPs(ev.tps))
+			for _, id := range ids {
+				w.closeTask(id)
+				for i, o := range open {
+					if o == id {
+						open = append(open[:i], open[i+1:]...)
+						break
+					}
+				}
+			}
+			if w.eos && len(ev.tps) > 0 {
+				keep = false
+			}
+		}
+	}
+	if !keep {
+		// The transact session aborts the next transaction after any
+		// revocation; nothing is in flight now (rebalances are let through
+		// only after a commit), so end the empty one here. Ending rewinds
+		// consumption to the committed offsets: drop this poll's records.
+		if w.inTxn {
+			w.abort()
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+			_, err := w.sess.End(ctx, kgo.TryAbort)
+			cancel()
+			if err != nil {
+				return false, fmt.Errorf("streamgen: worker %d: reset transaction after rebalance: %w", w.idx, err)
+			}
+		}
+	}
+	if len(open) > 0 {
+		if err := w.openTasks(open); err != nil {
+			return false, err
+		}
+	}
+	return keep, nil
+}
+
+func (w *worker) tasksOf(tps map[string][]int32) []sgstream.TaskID {
+	seen := map[sgstream.TaskID]bool{}
+	var ids []sgstream.TaskID
+	for topic, ps := range tps {
+		s := w.e.tp.SubTopologyOf(topic)
+		if s == nil {
+			continue
+		}
+		for _, p := range ps {
+			id := sgstream.TaskID{Sub: s.ID, Partition: p}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
+	return ids
+}
+
+func fmtTPs(tps map[string][]int32) string {
+	var parts []string
+	for t, ps := range tps {
+		sorted := append([]int32(nil), ps...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		s := t + "["
+		for i, p := range sorted {
+			if i > 0 {
+				s += ","
+			}
+			s += strconv.Itoa(int(p))
+		}
+		parts = append(parts, s+"]")
+	}
+	sort.Strings(parts)
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += " "
+		}
+		out += p
+	}
+	return out
+}
+
+// openTasks opens and restores tasks, then registers them.
+func (w *worker) openTasks(ids []sgstream.TaskID) error {
+	var opened []*task
+	for _, id := range ids {
+		lock := w.e.taskLock(id)
+		lock.Lock()
+		tk, err := w.openTask(id)
+		if err != nil {
+			lock.Unlock()
+			for _, o := range opened {
+				o.t.Close()
+				w.e.taskLock(o.id).Unlock()
+			}
+			return err
+		}
+		opened = append(opened, tk)
+	}
+	if err := w.restore(opened); err != nil {
+		for _, o := range opened {
+			o.t.Close()
+			w.e.taskLock(o.id).Unlock()
+		}
+		return err
+	}
+	for _, tk := range opened {
+		w.tasks[tk.id] = tk
+		w.log.Info("task running", "task", tk.id.String())
+	}
+	return nil
+}
+
+func (w *worker) closeTask(id sgstream.TaskID) {
+	tk, ok := w.tasks[id]
+	if !ok {
+		return
+	}
+	if err := tk.t.Close(); err != nil {
+		w.log.Warn("closing task", "task", id.String(), "error", err.Error())
+	}
+	delete(w.tasks, id)
+	w.e.taskLock(id).Unlock()
+	w.log.Info("task closed", "task", id.String())
+}
+
+// abort ends the open transaction with an abort and rolls every task back
+// to its committed state: the tasks are closed (dropping staged store
+// writes and in-memory operator state) and reopened from their stores, and
+// consumption is rewound to the committed offsets.
+func (w *worker) abort() {
+	w.e.aborts.Add(1)
+	if w.eos {
+		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+		_, err := w.sess.End(ctx, kgo.TryAbort)
+		cancel()
+		if err != nil {
+			w.log.Warn("aborting transaction", "error", err.Error())
+		}
+		w.inTxn = false
+	}
+	w.resetProduced()
+	w.reopenAll()
+}
+
+func (w *worker) resetProduced() {
+	w.prodMu.Lock()
+	w.prodErr = nil
+	clear(w.clEnd)
+	w.prodMu.Unlock()
+}
+
+// reopenAll closes every task dirty and opens it again from its committed
+// state (restoring the committed changelog tail past its checkpoint, if any).
+func (w *worker) reopenAll() {
+	ids := w.taskIDs()
+	for _, id := range ids {
+		w.closeTask(id)
+	}
+	if err := w.openTasks(ids); err != nil {
+		w.log.Error("reopening tasks after abort", "error", err.Error())
+	}
+}
+
+// commit commits the processed work: caches flushed (their output joins the
+// transaction), records flushed, then the transaction (or the offsets,
+// at least once) committed, and only then the tasks' local state with the
+// changelog offsets it corresponds to.
+func (w *worker) commit() error {
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	for _, id := range w.taskIDs() {
+		if err := w.tasks[id].t.FlushCaches(); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	if err := w.cl.Flush(ctx); err != nil {
+		w.abort()
+		return fmt.Errorf("streamgen: worker %d: flushing produced records: %w", w.idx, err)
+	}
+	if err := w.produceError(); err != nil {
+		w.abort()
+		return err
+	}
+	if h := w.e.cfg.hooks.beforeTxnCommit; h != nil && (w.inTxn || !w.eos) {
+		if err := h(); err != nil {
+			if errors.Is(err, errCrash) {
+				return err
+			}
+			w.log.Warn("commit failed, aborting", "error", err.Error())
+			w.abort()
+			w.lastCommit = time.Now()
+			return nil
+		}
+	}
+	if w.eos {
+		if w.inTxn {
+			committed, err := w.sess.End(ctx, kgo.TryCommit)
+			w.inTxn = false
+			if err != nil {
+				w.resetProduced()
+				w.reopenAll()
+				return fmt.Errorf("streamgen: worker %d: committing transaction: %w", w.idx, err)
+			}
+			if !committed {
+				w.log.Info("transaction aborted by a rebalance; rolling tasks back to the last commit")
+				w.e.aborts.Add(1)
+				w.resetProduced()
+				w.reopenAll()
+				w.lastCommit = time.Now()
+				return nil
+			}
+		}
+	} else if err := w.cl.CommitUncommittedOffsets(ctx); err != nil {
+		// At least once: the records are out; the offsets will be
+		// committed by the next owner's progress or reprocessed.
+		w.log.Warn("committing offsets", "error", err.Error())
+	}
+	if h := w.e.cfg.hooks.afterTxnCommit; h != nil {
+		if err := h(); err != nil {
+			return err
+		}
+	}
+	w.prodMu.Lock()
+	ends := w.clEnd
+	w.clEnd = map[string]int64{}
+	w.prodMu.Unlock()
+	for _, id := range w.taskIDs() {
+		tk := w.tasks[id]
+		for _, topic := range tk.changelogs {
+			k := checkpointKey(topic, tk.id.Partition)
+			if v, ok := ends[k]; ok && v > tk.end[k] {
+				tk.end[k] = v
+			}
+		}
+		if err := tk.t.Commit(tk.checkpoint()); err != nil {
+			return err
+		}
+	}
+	w.e.commits.Add(1)
+	w.lastCommit = time.Now()
+	w.maybePurge(ctx)
+	return nil
+}
+
+func (w *worker) produceError() error {
+	w.prodMu.Lock()
+	defer w.prodMu.Unlock()
+	return w.prodErr
+}
+
+// close ends the worker: tasks closed (dirty unless commit ran), client
+// closed, which leaves the group.
+func (w *worker) close(err error) {
+	if w.eos && w.inTxn && err != nil && !errors.Is(err, errCrash) {
+		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+		w.sess.End(ctx, kgo.TryAbort)
+		cancel()
+	}
+	for _, id := range w.taskIDs() {
+		w.closeTask(id)
+	}
+	w.settled.Store(false)
+	// Leaving the group runs the revoke callback, which waits for our
+	// last poll to be released.
+	if w.sess != nil {
+		w.sess.CloseAllowingRebalance()
+	} else {
+		w.cl.CloseAllowingRebalance()
+	}
+}
+
+// collector is the worker seen as the tasks' sgstream.Collector: records
+// go to the worker's producer (inside the open transaction).
+type collector worker
+
+func (c *collector) Send(topic string, partition int32, key, value []byte, ts int64, headers []sgstream.Header, partitionKey []byte) error {
+	w := (*worker)(c)
+	if err := w.begin(); err != nil {
+		return err
+	}
+	if partition < 0 {
+		n, err := w.e.partitions(context.Background(), topic)
+		if err != nil {
+			return err
+		}
+		if partitionKey == nil {
+			partitionKey = key
+		}
+		if partitionKey == nil {
+			partition = w.rr[topic] % int32(n)
+			w.rr[topic]++
+		} else {
+			partition = sgpartition.Partition(partitionKey, int32(n))
+		}
+	}
+	r := &kgo.Record{Topic: topic, Partition: partition, Key: bytes.Clone(key), Value: bytes.Clone(value), Timestamp: time.UnixMilli(ts)}
+	if len(headers) > 0 {
+		r.Headers = make([]kgo.RecordHeader, len(headers))
+		for i, h := range headers {
+			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)}
+		}
+	}
+	w.cl.Produce(context.Background(), r, w.promise)
+	return nil
+}
+
+func (w *worker) promise(r *kgo.Record, err error) {
+	w.prodMu.Lock()
+	defer w.prodMu.Unlock()
+	if err != nil {
+		if w.prodErr == nil {
+			w.prodErr = fmt.Errorf("streamgen: producing to %q partition %d: %w", r.Topic, r.Partition, err)
+		}
+		return
+	}
+	if w.e.isChangelog(r.Topic) {
+		k := checkpointKey(r.Topic, r.Partition)
+		if r.Offset+1 > w.clEnd[k] {
+			w.clEnd[k] = r.Offset + 1
+		}
+	}
+}
