@@ -15,7 +15,9 @@ import (
 
 // ErrSuppressBufferFull is returned (wrapped, with ErrProcessing) when a
 // suppress buffer configured to shut down when full goes over capacity
-// (Kafka Streams' BufferConfig.shutDownWhenFull).
+// (Kafka Streams' BufferConfig.shutDownWhenFull). It stops the task under
+// every processing policy: the continue and dead-letter policies do not
+// apply to it.
 var ErrSuppressBufferFull = errors.New("streamgen: suppress buffer full")
 
 // SuppressConfig configures Suppress (KTable#suppress).

@@ -140,3 +140,25 @@ func TestSuppressBufferSurvivesRestart(t *testing.T) {
 	d2.pipeS("in", "b", "1", 10)
 	wantOut(t, d2.outS("out", nil), "a=2@4")
 }
+
+// TestSuppressBufferFullStopsTaskUnderEveryPolicy: shutDownWhenFull is not a
+// processing error of one record, so neither skipping nor dead-lettering
+// may swallow it.
+func TestSuppressBufferFullStopsTaskUnderEveryPolicy(t *testing.T) {
+	for name, p := range map[string]Policy{"fail": PolicyFail, "continue": PolicyContinue, "dead-letter": PolicyDeadLetter} {
+		t.Run(name, func(t *testing.T) {
+			d := newTDrv(t, suppressed(SuppressConfig{TimeLimit: time.Hour, MaxRecords: 1}), ErrorPolicies(PolicyFail, p, "dlq"))
+			d.pipeS("in", "a", "1", 3)
+			err := d.Pipe(RawRecord{Topic: "in", Partition: -1, Key: []byte("b"), Value: []byte("1"), Timestamp: 4})
+			if !errors.Is(err, ErrSuppressBufferFull) {
+				t.Fatalf("err = %v, want ErrSuppressBufferFull", err)
+			}
+			if got := d.Output("dlq"); len(got) != 0 {
+				t.Errorf("dead-letter topic got %d records, want none", len(got))
+			}
+			if s := d.Tasks()[0].Stats; s.Skipped != 0 || s.DeadLettered != 0 {
+				t.Errorf("stats = %+v, want nothing skipped or dead-lettered", s)
+			}
+		})
+	}
+}

@@ -334,7 +334,7 @@ func (t *Task) Process(raw *RawRecord) error {
 		if errors.Is(err, ErrDeserialization) {
 			policy = t.cfg.Deserialization
 		}
-		if errors.Is(err, ErrInvalidTimestamp) {
+		if stopsTask(err) {
 			policy = PolicyFail
 		}
 		if herr := t.handle(policy, raw, err); herr != nil {
@@ -345,6 +345,17 @@ func (t *Task) Process(raw *RawRecord) error {
 	// Kafka Streams.
 	t.current = nil
 	return t.guard(t.punctuateStreamTime)
+}
+
+// stopsTask reports whether err stops the task under every policy: these
+// are not errors of one record that skipping or dead-lettering could
+// contain. A negative timestamp under the fail timestamp policy is the
+// user's explicit choice to stop, and a full suppress buffer configured to
+// shut down is Kafka's shutDownWhenFull, a StreamsException rather than a
+// processing error: skipping the record would silently lose the result the
+// buffer exists to hold back.
+func stopsTask(err error) bool {
+	return errors.Is(err, ErrInvalidTimestamp) || errors.Is(err, ErrSuppressBufferFull)
 }
 
 // guard turns a panic in user code into an error with its stack, so no
