@@ -75,9 +75,17 @@ func (w JoinWindows) Validate() error {
 // Size is the window size of the join stores, Before + After.
 func (w JoinWindows) Size() time.Duration { return w.Before + w.After }
 
-// StoreRetention is the retention of the join stores, Before + After +
-// Grace, which Kafka enforces for join window stores.
-func (w JoinWindows) StoreRetention() time.Duration { return w.Before + w.After + w.Grace }
+// StoreRetention is the retention of the join stores: Before + After +
+// Grace, which Kafka enforces for join window stores, but at least 1 ms.
+//
+// A window of size 0 with grace 0 is legitimate (only equal timestamps
+// join), but a store with retention 0 would hide everything: its fetches
+// start one past its observed stream time minus the retention. With 1 ms
+// exactly the observed stream time stays visible, which is all such a join
+// can match, and older entries expire as they would anyway.
+func (w JoinWindows) StoreRetention() time.Duration {
+	return max(w.Before+w.After+w.Grace, time.Millisecond)
+}
 
 // StreamJoinSerdes are the serdes a stream-stream join needs for its
 // stores: the key, the left value and the right value.

@@ -53,6 +53,7 @@ func TestJoinStreamsBuiltinStores(t *testing.T) {
 		"retention":     TestJoinStreamsStoreRetentionExpiresOldRecords,
 		"nulls":         TestJoinStreamsNullKeysAndValues,
 		"sharedTime":    TestJoinStreamsOuterStoreAndStreamTimeShared,
+		"zeroWindow":    TestJoinStreamsZeroWindowJoinsEqualTimestamps,
 	}
 	names := make([]string, 0, len(scenarios))
 	for n := range scenarios {
@@ -395,4 +396,32 @@ func TestJoinStreamsOuterStoreAndStreamTimeShared(t *testing.T) {
 	d.expectOut()
 	d.pipe("left", "e", "E", 211)
 	d.expectOut("b:null+B@200")
+}
+
+// TestJoinStreamsZeroWindowJoinsEqualTimestamps: before = after = grace = 0
+// is a valid window in which only records with equal timestamps join. It
+// used to fail at task start, because the join stores got retention 0.
+func TestJoinStreamsZeroWindowJoinsEqualTimestamps(t *testing.T) {
+	for _, kind := range []JoinKind{InnerJoin, LeftJoin} {
+		t.Run(kind.String(), func(t *testing.T) {
+			d := ssJoin(t, kind, JoinWindows{})
+			d.pipe("left", "k", "A", 5)
+			d.pipe("right", "k", "a", 5)
+			d.expectOut("k:A+a@5")
+			d.pipe("right", "other", "x", 5) // equal time, other key
+			// Stream time 6 closes A's window; A found a match, so even a
+			// left join never emits it with null.
+			d.pipe("right", "k", "b", 6)
+			d.pipe("left", "k", "B", 7) // b is at 6: no match
+			d.expectOut()
+			d.pipe("left", "k", "C", 8)
+			d.pipe("right", "k", "c", 8)
+			want := []string{"k:C+c@8"}
+			if kind == LeftJoin {
+				// B's window closed at stream time 8, before C joined.
+				want = []string{"k:B+null@7", "k:C+c@8"}
+			}
+			d.expectOut(want...)
+		})
+	}
 }
