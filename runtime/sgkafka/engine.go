@@ -92,7 +92,9 @@ type Config struct {
 // commits, and after it committed but before local state is committed.
 type hooks struct {
 	beforeTxnCommit func() error
-	afterTxnCommit  func() error
+	// afterTxnCommit gets the number of changelog records the committed
+	// transaction holds.
+	afterTxnCommit func(changelogRecords int64) error
 }
 
 // errCrash is returned by a hook to make the engine stop as if killed: no

@@ -42,6 +42,7 @@ type worker struct {
 	evMu   sync.Mutex
 	events []rebalanceEvent
 
+	taskCount       atomic.Int32 // len(tasks), for observers
 	rebalanceWanted atomic.Bool
 	settled         atomic.Bool
 	inTxn           bool
@@ -51,6 +52,7 @@ type worker struct {
 	prodMu  sync.Mutex
 	prodErr error
 	clEnd   map[string]int64 // changelog checkpoint key → next offset produced
+	clSent  int64            // changelog records sent in the open transaction
 	rr      map[string]int32 // round robin for records without a key
 }
 
@@ -396,6 +398,7 @@ func (w *worker) openTasks(ids []sgstream.TaskID) error {
 		w.tasks[tk.id] = tk
 		w.log.Info("task running", "task", tk.id.String())
 	}
+	w.taskCount.Store(int32(len(w.tasks)))
 	return nil
 }
 
@@ -408,6 +411,7 @@ func (w *worker) closeTask(id sgstream.TaskID) {
 		w.log.Warn("closing task", "task", id.String(), "error", err.Error())
 	}
 	delete(w.tasks, id)
+	w.taskCount.Store(int32(len(w.tasks)))
 	w.e.taskLock(id).Unlock()
 	w.log.Info("task closed", "task", id.String())
 }
@@ -432,6 +436,7 @@ func (w *worker) abort() {
 }
 
 func (w *worker) resetProduced() {
+	w.clSent = 0
 	w.prodMu.Lock()
 	w.prodErr = nil
 	clear(w.clEnd)
@@ -506,10 +511,11 @@ func (w *worker) commit() error {
 		w.log.Warn("committing offsets", "error", err.Error())
 	}
 	if h := w.e.cfg.hooks.afterTxnCommit; h != nil {
-		if err := h(); err != nil {
+		if err := h(w.clSent); err != nil {
 			return err
 		}
 	}
+	w.clSent = 0
 	w.prodMu.Lock()
 	ends := w.clEnd
 	w.clEnd = map[string]int64{}
@@ -589,6 +595,9 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 		for i, h := range headers {
 			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)}
 		}
+	}
+	if w.e.isChangelog(topic) {
+		w.clSent++
 	}
 	w.cl.Produce(context.Background(), r, w.promise)
 	return nil
