@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fails when any generated Go file is stale: every directory holding a
-# streamgen.yaml outside golden/ is checked with `streamgen check` (golden/
-# has its own test). Prints the command that fixes it.
+# Fails when any generated Go file is stale: every example and docs spec is
+# checked with `streamgen check` (golden/ has its own test; conformance
+# scenarios are generated fresh on every run). Prints the command that fixes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/streamgen ./cmd/streamgen
@@ -12,5 +12,5 @@ while IFS= read -r specfile; do
     echo "stale: $dir — run: (cd $dir && go generate) or: make generate" >&2
     status=1
   fi
-done < <(find examples conformance/scenarios docs -name streamgen.yaml -not -path '*/testdata/*' 2>/dev/null | sort)
+XX
 exit $status

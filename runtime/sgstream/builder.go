@@ -48,7 +48,9 @@ type StoreSpec struct {
 	Fingerprint string
 	// Cached puts the store behind the task's record cache when the task
 	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
-	// it, as Kafka Streams caches Materialized stores by default.
+	// it, as Kafka Streams caches Materialized stores by default. Only
+	// key-value stores are cached; windowed aggregations forward every
+	// update whatever the cache (see docs/semantics.md).
 	Cached bool
 }
 
@@ -392,3 +394,56 @@ type NodeFunc[K, V any] func(r Record[K, V]) error
 
 // Process calls f.
 func (f NodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
+
+// PartitionsOf returns the partition count of topic: its fixed count, or
+// for an external topic external(topic), or for an internal topic without
+// a fixed count the count Kafka Streams would give it: that of the topics it
+// is co-partitioned with in the sub-topology that reads it, else the largest
+// count among the source topics of the sub-topology that writes it.
+func (tp *Topology) PartitionsOf(topic string, external func(topic string) int) int {
+	return tp.partitionsOf(topic, external, map[string]bool{})
+}
+
+func (tp *Topology) partitionsOf(topic string, external func(string) int, seen map[string]bool) int {
+	ts := tp.topics[topic]
+	if ts != nil && ts.Partitions > 0 {
+		return ts.Partitions
+	}
+	if ts == nil || ts.Role == TopicExternal || ts.Role == TopicGlobal || seen[topic] {
+		return external(topic)
+	}
+	seen[topic] = true
+	best := 0
+	if reader := tp.SubTopologyOf(topic); reader != nil {
+		for _, other := range reader.Topics {
+			if other != topic {
+				best = max(best, tp.partitionsOf(other, external, seen))
+			}
+		}
+	}
+	if best == 0 {
+		for _, n := range tp.nodes {
+			if !containsString(n.Writes, topic) {
+				continue
+			}
+			for _, src := range tp.subs[n.Sub].Topics {
+				if src != topic {
+					best = max(best, tp.partitionsOf(src, external, seen))
+				}
+			}
+		}
+	}
+	if best == 0 {
+		return external(topic)
+	}
+	return best
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

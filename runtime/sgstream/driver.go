@@ -104,10 +104,12 @@ func (d *TestDriver) Partitions(topic string) int {
 	if n, ok := d.cfg.partitions[topic]; ok {
 		return n
 	}
-	if ts := d.tp.Topic(topic); ts != nil && ts.Partitions > 0 {
-		return ts.Partitions
-	}
-	return d.cfg.defaultPartitions
+	return d.tp.PartitionsOf(topic, func(t string) int {
+		if n, ok := d.cfg.partitions[t]; ok {
+			return n
+		}
+		return d.cfg.defaultPartitions
+	})
 }
 
 func (d *TestDriver) checkCopartitioning() error {

@@ -268,13 +268,14 @@ func (s *sink[K, V]) Process(r Record[K, V]) error {
 		if s.kbuf, err = s.cfg.Key.Append(s.kbuf[:0], r.Key); err != nil {
 			return fmt.Errorf("%w: serialize key for %q: %w", ErrProcessing, topic, err)
 		}
-		key = s.kbuf
+		// An empty key is not a null key: keep it non-nil.
+		key = nonNil(s.kbuf)
 	}
 	if !r.ValueNull {
 		if s.vbuf, err = s.cfg.Value.Append(s.vbuf[:0], r.Value); err != nil {
 			return fmt.Errorf("%w: serialize value for %q: %w", ErrProcessing, topic, err)
 		}
-		value = s.vbuf
+		value = nonNil(s.vbuf)
 	}
 	pk := key
 	if s.cfg.PartitionKey != nil && !r.KeyNull {
@@ -294,4 +295,13 @@ func Repartition[K, V any](s Stream[K, V], name string, partitions int, key serd
 	s.b.AddTopic(TopicSpec{Name: topic, Role: TopicRepartition, Partitions: partitions})
 	s.To(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
 	return Source(s.b, name+"-source", SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: partitions, Role: TopicRepartition})
+}
+
+// nonNil keeps an empty encoding distinct from null, which Kafka records
+// tell apart: a nil slice would be written as a tombstone.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
