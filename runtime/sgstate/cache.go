@@ -82,6 +82,17 @@ func (c *Cache) Flush() error {
 	return nil
 }
 
+// Remove drops the namespace called name and its entries without flushing
+// (its store is closing; Close drops staged writes too). A later Namespace
+// call with that name creates a fresh namespace with new callbacks, as a
+// re-opened store needs.
+func (c *Cache) Remove(name string) {
+	if n, ok := c.ns[name]; ok {
+		n.Clear()
+		delete(c.ns, name)
+	}
+}
+
 // SizeBytes is the accounted size of all cached entries.
 func (c *Cache) SizeBytes() int64 { return c.size }
 

@@ -157,3 +157,28 @@ func TestCacheFlushErrorKeepsEntriesDirty(t *testing.T) {
 		t.Fatal("clear left entries")
 	}
 }
+
+func TestCacheRemoveDropsNamespace(t *testing.T) {
+	c := NewCache(1 << 20)
+	h, nc := newCacheHarness(t, c, "s")
+	mustNoErr(t, nc.Put([]byte("a"), []byte("1"), 1, nil))
+	c.Remove("s")
+	if c.SizeBytes() != 0 {
+		t.Fatalf("size after Remove = %d, want 0", c.SizeBytes())
+	}
+	mustNoErr(t, c.Flush())
+	if got := h.take(); got != "" {
+		t.Fatalf("removed namespace flushed: %s", got)
+	}
+	// The name is free again, with the new callbacks.
+	h2, nc2 := newCacheHarness(t, c, "s")
+	if nc2 == nc {
+		t.Fatal("Namespace returned the removed namespace")
+	}
+	mustNoErr(t, nc2.Put([]byte("b"), []byte("2"), 2, nil))
+	mustNoErr(t, c.Flush())
+	if got := h2.take(); got != "b:2<-nil@2/<nil>" {
+		t.Fatalf("new namespace flushed %q", got)
+	}
+	c.Remove("unknown") // no-op
+}
