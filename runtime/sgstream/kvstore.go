@@ -2,9 +2,9 @@ package sgstream
 
 import (
 	"bytes"
-	"container/list"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
@@ -179,54 +179,43 @@ func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde
 	}
 }
 
-// The record cache (Kafka Streams' ThreadCache and CachingKeyValueStore),
-// one per task, shared by the task's cached stores under one byte budget.
+// The record cache (Kafka Streams' ThreadCache and CachingKeyValueStore):
+// one sgstate.Cache per task, shared by the task's cached stores under one
+// byte budget, one namespace per store. sgstate.Cache holds the rules
+// (coalescing per key, LRU eviction within the namespace being written,
+// flushing the whole namespace when a dirty entry is evicted, skipping keys
+// created and deleted between two flushes); this file connects it to the
+// stores and the graph.
 //
 // Writes to a cached store stay in the cache, dirty, until the cache
-// flushes: in Task.FlushCaches (commit), or when the cache is over budget
-// and evicts its least recently used entry; evicting a dirty entry flushes
-// the entry's whole store first, as Kafka does. A store's flush visits its
-// dirty keys in the order they were last written; for each, it reads the
-// value being replaced from the underlying store, writes the new one, and
-// passes both to the store's flush listener, which forwards them — except
-// a key created and deleted between two flushes (no old value, new null),
-// which is neither written nor forwarded.
+// flushes: in Task.FlushCaches (commit), or on such an eviction. A flush
+// visits the store's dirty keys in the order they were last written; for
+// each it writes the new value to the underlying store and passes it, with
+// the value it replaced, to the store's flush listener, which forwards them.
 //
 // Reads are served from the cache first. Range reads flush the store first
-// (forwarding its dirty keys) and then read the underlying store; DSL
-// operators never range over their cached stores.
+// (forwarding its dirty keys) and then read the underlying store, so they
+// see every cached write; DSL operators never range over their cached
+// stores. Abort drops the store's entries, dirty and clean, since clean ones
+// may reflect writes being rolled back.
 
+// recordCache is a task's cache and its cached stores in topological
+// order, the order FlushCaches flushes them in: a flush forwards records
+// downstream, which may dirty downstream stores, so upstream stores go
+// first.
 type recordCache struct {
-	max    int64
-	size   int64
-	lru    list.List // of *cacheEntry, least recently used first
+	c      *sgstate.Cache
 	stores []*cachedKV
 }
 
-type cacheEntry struct {
-	store   *cachedKV
-	key     string
-	value   []byte // nil: deleted
-	dirty   bool
-	ts      int64 // record-context timestamp of the last write
-	headers []Header
-	seq     uint64 // order of the last write, for the flush order
-	elem    *list.Element
-}
-
-func (e *cacheEntry) size() int64 { return int64(len(e.key)+len(e.value)) + 64 }
-
 // cachedKV is a key-value store behind the record cache. It passes
-// Transactional and Restorer through to the underlying store; Abort and
-// Close drop the cache's entries for the store.
+// Transactional and Restorer through to the underlying store.
 type cachedKV struct {
 	sgstate.KeyValueStore
 	t        *Task
-	cache    *recordCache
-	order    int // topological position: caches flush upstream stores first
-	entries  map[string]*cacheEntry
-	seq      uint64
-	flushing bool
+	rc       *recordCache
+	ns       *sgstate.NamedCache
+	order    int // topological position of the store's first node
 	listener func(key, newRaw, oldRaw []byte, ctxTs int64) error
 }
 
@@ -241,7 +230,7 @@ func (t *Task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
 		return s
 	}
 	if t.cache == nil {
-		t.cache = &recordCache{max: t.cfg.CacheMaxBytes}
+		t.cache = &recordCache{c: sgstate.NewCache(t.cfg.CacheMaxBytes)}
 	}
 	order := len(t.topo.nodes)
 	for _, n := range t.topo.nodes {
@@ -251,7 +240,8 @@ func (t *Task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
 			}
 		}
 	}
-	c := &cachedKV{KeyValueStore: kv, t: t, cache: t.cache, order: order, entries: map[string]*cacheEntry{}}
+	c := &cachedKV{KeyValueStore: kv, t: t, rc: t.cache, order: order}
+	c.ns = t.cache.c.Namespace(spec.Name, kv.Get, c.flushEntry)
 	t.cache.stores = append(t.cache.stores, c)
 	sort.SliceStable(t.cache.stores, func(i, j int) bool { return t.cache.stores[i].order < t.cache.stores[j].order })
 	return c
@@ -266,162 +256,70 @@ func (t *Task) FlushCaches() error {
 		return nil
 	}
 	for _, c := range t.cache.stores {
-		if err := c.flush(); err != nil {
+		if err := c.ns.Flush(); err != nil {
 			return fmt.Errorf("streamgen: task %s: flush cache of store %q: %w", t.ID, c.Name(), err)
 		}
 	}
 	return nil
 }
 
+// flushEntry is the namespace's flush callback: write the surviving value
+// to the underlying store, then forward it.
+func (c *cachedKV) flushEntry(e sgstate.FlushEntry) error {
+	var err error
+	if e.NewValue == nil {
+		err = c.KeyValueStore.Delete(e.Key)
+	} else {
+		err = c.KeyValueStore.Put(e.Key, e.NewValue)
+	}
+	if err != nil || c.listener == nil {
+		return err
+	}
+	return c.listener(e.Key, e.NewValue, e.OldValue, e.Timestamp)
+}
+
 func (c *cachedKV) Get(key []byte) ([]byte, bool, error) {
-	if e, ok := c.entries[string(key)]; ok {
-		c.cache.lru.MoveToBack(e.elem)
-		if e.value == nil {
-			return nil, false, nil
+	if v, ok := c.ns.Get(key); ok {
+		if v == nil {
+			return nil, false, nil // cached delete
 		}
-		return bytes.Clone(e.value), true, nil
+		return bytes.Clone(v), true, nil
 	}
 	return c.KeyValueStore.Get(key)
 }
 
 func (c *cachedKV) Put(key, value []byte) error {
-	if value == nil {
-		return c.Delete(key)
-	}
-	return c.put(key, value)
+	return c.ns.Put(key, value, c.t.contextTimestamp(), nil)
 }
 
-func (c *cachedKV) Delete(key []byte) error { return c.put(key, nil) }
-
-func (c *cachedKV) put(key, value []byte) error {
-	e, ok := c.entries[string(key)]
-	if ok {
-		c.cache.size -= e.size()
-		c.cache.lru.MoveToBack(e.elem)
-	} else {
-		e = &cacheEntry{store: c, key: string(key)}
-		e.elem = c.cache.lru.PushBack(e)
-		c.entries[e.key] = e
-	}
-	e.value = nil
-	if value != nil {
-		e.value = bytes.Clone(value)
-	}
-	e.dirty = true
-	c.seq++
-	e.seq = c.seq
-	e.ts = c.t.contextTimestamp()
-	e.headers = nil
-	if r := c.t.Current(); r != nil {
-		e.headers = r.Headers
-	}
-	c.cache.size += e.size()
-	return c.cache.evict()
-}
-
-// evict removes least recently used entries while the cache is over
-// budget; a dirty one flushes its store first.
-func (rc *recordCache) evict() error {
-	for rc.size > rc.max && rc.lru.Len() > 0 {
-		e := rc.lru.Front().Value.(*cacheEntry)
-		if e.dirty {
-			if e.store.flushing {
-				return nil // evicted after the running flush
-			}
-			if err := e.store.flush(); err != nil {
-				return err
-			}
-		}
-		if cur, ok := e.store.entries[e.key]; ok && cur == e {
-			rc.lru.Remove(e.elem)
-			delete(e.store.entries, e.key)
-			rc.size -= e.size()
-		}
-	}
-	return nil
-}
-
-func (c *cachedKV) flush() error {
-	if c.flushing {
-		return nil
-	}
-	var dirty []*cacheEntry
-	for _, e := range c.entries {
-		if e.dirty {
-			dirty = append(dirty, e)
-		}
-	}
-	if len(dirty) == 0 {
-		return nil
-	}
-	sort.Slice(dirty, func(i, j int) bool { return dirty[i].seq < dirty[j].seq })
-	c.flushing = true
-	defer func() { c.flushing = false }()
-	for _, e := range dirty {
-		e.dirty = false
-		key := []byte(e.key)
-		old, found, err := c.KeyValueStore.Get(key)
-		if err != nil {
-			return err
-		}
-		if e.value == nil && !found {
-			continue
-		}
-		if e.value == nil {
-			err = c.KeyValueStore.Delete(key)
-		} else {
-			err = c.KeyValueStore.Put(key, e.value)
-		}
-		if err != nil {
-			return err
-		}
-		if c.listener != nil {
-			if !found {
-				old = nil
-			}
-			if err := c.listener(key, e.value, old, e.ts); err != nil {
-				return err
-			}
-		}
-	}
-	return c.cache.evict()
-}
+func (c *cachedKV) Delete(key []byte) error { return c.Put(key, nil) }
 
 func (c *cachedKV) Range(from, to []byte, fn func(key, value []byte) error) error {
-	if err := c.flush(); err != nil {
+	if err := c.ns.Flush(); err != nil {
 		return err
 	}
 	return c.KeyValueStore.Range(from, to, fn)
 }
 
 func (c *cachedKV) ReverseRange(from, to []byte, fn func(key, value []byte) error) error {
-	if err := c.flush(); err != nil {
+	if err := c.ns.Flush(); err != nil {
 		return err
 	}
 	return c.KeyValueStore.ReverseRange(from, to, fn)
 }
 
 func (c *cachedKV) PrefixScan(prefix []byte, fn func(key, value []byte) error) error {
-	if err := c.flush(); err != nil {
+	if err := c.ns.Flush(); err != nil {
 		return err
 	}
 	return c.KeyValueStore.PrefixScan(prefix, fn)
 }
 
 func (c *cachedKV) All(fn func(key, value []byte) error) error {
-	if err := c.flush(); err != nil {
+	if err := c.ns.Flush(); err != nil {
 		return err
 	}
 	return c.KeyValueStore.All(fn)
-}
-
-// drop forgets the store's cache entries (abort, close).
-func (c *cachedKV) drop() {
-	for k, e := range c.entries {
-		c.cache.lru.Remove(e.elem)
-		c.cache.size -= e.size()
-		delete(c.entries, k)
-	}
 }
 
 func (c *cachedKV) Commit(checkpoint map[string]int64) error {
@@ -429,7 +327,7 @@ func (c *cachedKV) Commit(checkpoint map[string]int64) error {
 }
 
 func (c *cachedKV) Abort() error {
-	c.drop()
+	c.ns.Clear()
 	return c.KeyValueStore.(sgstate.Transactional).Abort()
 }
 
@@ -445,15 +343,12 @@ func (c *cachedKV) RestoreBatch(records []sgstate.ChangelogRecord) error {
 	return r.RestoreBatch(records)
 }
 
+// Close drops the store's namespace without flushing, as closing drops
+// staged writes, and forgets the cache once its last store is gone.
 func (c *cachedKV) Close() error {
-	c.drop()
-	for i, s := range c.cache.stores {
-		if s == c {
-			c.cache.stores = append(c.cache.stores[:i], c.cache.stores[i+1:]...)
-			break
-		}
-	}
-	if len(c.cache.stores) == 0 {
+	c.rc.c.Remove(c.Name())
+	c.rc.stores = slices.DeleteFunc(c.rc.stores, func(s *cachedKV) bool { return s == c })
+	if len(c.rc.stores) == 0 && c.t.cache == c.rc {
 		c.t.cache = nil
 	}
 	return c.KeyValueStore.Close()

@@ -3,6 +3,8 @@ package sgstream
 import (
 	"fmt"
 	"testing"
+
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // captured is a Collector that keeps what a task sends.
@@ -141,4 +143,46 @@ func TestDriverWithCacheMatchesUncachedOutput(t *testing.T) {
 	d.pipeS("in", "a", "x", 1)
 	d.pipeS("in", "a", "x", 2)
 	wantOut(t, d.outS("out", decI64), "a=1@1", "a=2@2")
+}
+
+func TestCacheRangeReadFlushesAndSeesCachedWrites(t *testing.T) {
+	task, c := cachedTask(t, countTopology, 1<<20)
+	procS(t, task, "in", "a", "x", 1)
+	procS(t, task, "in", "b", "x", 2)
+	kv, err := OpenKVStore(task, "counts", serdes.String, serdes.Int64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := kv.All(func(k string, v int64, ts int64) error {
+		got = append(got, fmt.Sprintf("%s=%d@%d", k, v, ts))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, got, "a=1@1", "b=1@2")
+	// The range read flushed the store's namespace, forwarding its updates.
+	wantOut(t, c.take("out", decI64), "a=1@1", "b=1@2")
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", decI64))
+}
+
+func TestCacheStartsAfreshWhenTaskReopens(t *testing.T) {
+	task, c := cachedTask(t, countTopology, 1<<20)
+	procS(t, task, "in", "a", "x", 1)
+	// Closed without commit: the dirty entry is dropped with the staged
+	// writes, never forwarded.
+	if err := task.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Init(); err != nil {
+		t.Fatal(err)
+	}
+	procS(t, task, "in", "b", "x", 2)
+	if err := task.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, c.take("out", decI64), "b=1@2")
 }
