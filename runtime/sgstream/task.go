@@ -87,7 +87,9 @@ type TaskConfig struct {
 	// it: every update is forwarded. With a cache, updates to a cached
 	// store are coalesced per key and forwarded when the cache flushes:
 	// on eviction and in FlushCaches, which the engine must call before it
-	// commits the Kafka transaction (Commit calls it too).
+	// commits the Kafka transaction (Commit calls it too). Window and
+	// session stores are not cached: windowed aggregations forward every
+	// update regardless.
 	CacheMaxBytes int64
 	// WindowEmitInterval is the wall-clock throttle of EmitOnClose windowed
 	// aggregations: they scan their store for closed windows at most once
