@@ -2,58 +2,34 @@ package sgstream
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// recCollector keeps what a task sends to topic "out" as "key:value@ts".
-type recCollector struct{ out []string }
-
-func (c *recCollector) Send(topic string, _ int32, key, value []byte, ts int64, _ []Header, _ []byte) error {
-	if topic == "out" {
-		c.out = append(c.out, fmt.Sprintf("%s:%s@%d", key, value, ts))
-	}
-	return nil
-}
-
-// throttleRun is a bare task (no TestDriver) whose wall clock moves by step
-// per processed record, so the emit throttles of TaskConfig decide what is
-// emitted.
+// throttleRun is a bare task (no TestDriver) whose wall clock the test sets
+// per record, so the emit throttles of TaskConfig decide what is emitted.
 type throttleRun struct {
 	t    *testing.T
 	task *Task
-	col  *recCollector
+	col  *captured
 	wall int64
 	off  int64
 }
 
-func newThrottleRun(t *testing.T, build func(b *Builder), cfg TaskConfig, step time.Duration) *throttleRun {
+func newThrottleRun(t *testing.T, build func(b *Builder), cfg TaskConfig) *throttleRun {
 	t.Helper()
-	tp, err := NewTopology("app", build)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &throttleRun{t: t, col: &recCollector{}}
-	cfg.Collector, cfg.Stores = r.col, builtinProvider{}
+	r := &throttleRun{t: t}
 	cfg.Now = func() int64 { return r.wall }
-	r.task, err = tp.NewTask(TaskID{}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.task.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.task.Close() })
-	r.wall = -step.Milliseconds()
+	r.task, r.col = bareTask(t, build, cfg)
 	return r
 }
 
-func (r *throttleRun) pipe(step time.Duration, topic, key string, value []byte, ts int64) {
+// pipe processes one record at wall-clock time wall (ms) and commits.
+func (r *throttleRun) pipe(wall int64, topic, key string, value []byte, ts int64) {
 	r.t.Helper()
-	r.wall += step.Milliseconds()
+	r.wall = wall
 	r.off++
 	if err := r.task.Process(&RawRecord{Topic: topic, Key: []byte(key), Value: value, Timestamp: ts, Offset: r.off}); err != nil {
 		r.t.Fatal(err)
@@ -65,10 +41,14 @@ func (r *throttleRun) pipe(step time.Duration, topic, key string, value []byte, 
 
 func (r *throttleRun) expect(want ...string) {
 	r.t.Helper()
-	if !slices.Equal(r.col.out, want) {
-		r.t.Fatalf("output:\n got  %q\n want %q", r.col.out, want)
-	}
-	r.col.out = nil
+	wantOut(r.t, r.col.take("out", nil), want...)
+}
+
+// throttleCase is one emit throttle setting and the output it lets through.
+type throttleCase struct {
+	name     string
+	interval time.Duration
+	want     []string
 }
 
 func TestEmitIntervalResolution(t *testing.T) {
@@ -87,8 +67,8 @@ func TestEmitIntervalResolution(t *testing.T) {
 	}
 }
 
-// TestWindowEmitIntervalFromTaskConfig: the wall clock advances 500 ms per
-// record; the window closes with the second record.
+// TestWindowEmitIntervalFromTaskConfig: the second record, 500 ms of wall
+// clock after the first, closes the window.
 func TestWindowEmitIntervalFromTaskConfig(t *testing.T) {
 	build := func(b *Builder) {
 		s := Source(b, "source", SourceConfig[string, int64]{Topic: "events", Key: serdes.String, Value: serdes.Int64})
@@ -98,25 +78,17 @@ func TestWindowEmitIntervalFromTaskConfig(t *testing.T) {
 			return b.task.Send("out", 0, []byte(r.Key.Key), []byte(fmt.Sprint(r.Value.New)), r.Timestamp, nil, nil)
 		}))
 	}
-	for _, c := range []struct {
-		name     string
-		interval time.Duration
-		emits    bool
-	}{
-		{"default 1000ms holds the scan back", 0, false},
-		{"500ms lets it run", 500 * time.Millisecond, true},
-		{"NoEmitThrottle lets it run", NoEmitThrottle, true},
+	for _, c := range []throttleCase{
+		{"default 1000ms holds the scan back", 0, nil},
+		{"500ms lets it run", 500 * time.Millisecond, []string{"A=1@1"}},
+		{"NoEmitThrottle lets it run", NoEmitThrottle, []string{"A=1@1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newThrottleRun(t, build, TaskConfig{WindowEmitInterval: c.interval}, 0)
+			r := newThrottleRun(t, build, TaskConfig{WindowEmitInterval: c.interval})
 			v, _ := serdes.Int64.Append(nil, 1)
-			r.pipe(500*time.Millisecond, "events", "A", v, 1)
-			r.pipe(500*time.Millisecond, "events", "A", v, 10)
-			if c.emits {
-				r.expect("A:1@1")
-			} else {
-				r.expect()
-			}
+			r.pipe(0, "events", "A", v, 1)
+			r.pipe(500, "events", "A", v, 10)
+			r.expect(c.want...)
 		})
 	}
 }
@@ -130,24 +102,16 @@ func TestOuterJoinEmitIntervalFromTaskConfig(t *testing.T) {
 		j := JoinStreams(l, r, "j", LeftJoin, JoinWindows{Before: ms(10), After: ms(10)}, joinStr, jvJoinSerdes)
 		To(j, "sink", "out", jvSink())
 	}
-	for _, c := range []struct {
-		name     string
-		interval time.Duration
-		emits    bool
-	}{
-		{"default 1000ms", 0, false},
-		{"NoEmitThrottle", NoEmitThrottle, true},
+	for _, c := range []throttleCase{
+		{"default 1000ms", 0, nil},
+		{"NoEmitThrottle", NoEmitThrottle, []string{"a=A+null@0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newThrottleRun(t, build, TaskConfig{OuterJoinEmitInterval: c.interval}, 0)
+			r := newThrottleRun(t, build, TaskConfig{OuterJoinEmitInterval: c.interval})
 			r.pipe(0, "left", "a", []byte("A"), 0)
 			r.expect()
 			r.pipe(0, "left", "b", []byte("B"), 100) // A's window closed at 10
-			if c.emits {
-				r.expect("a:A+null@0")
-			} else {
-				r.expect()
-			}
+			r.expect(c.want...)
 		})
 	}
 }

@@ -40,16 +40,27 @@ func (c *captured) take(topic string, dec func([]byte) string) []string {
 // committing only when the test says so (as the Kafka engine does).
 func cachedTask(t *testing.T, build func(*Builder), cacheBytes int64) (*Task, *captured) {
 	t.Helper()
+	return bareTask(t, build, TaskConfig{CacheMaxBytes: cacheBytes})
+}
+
+// bareTask runs build's sub-topology 0 as one task outside the TestDriver,
+// with cfg's settings and a captured collector; it commits only when the
+// test says so. Without cfg.Stores, a TestDriver of the topology provides
+// the stores.
+func bareTask(t *testing.T, build func(*Builder), cfg TaskConfig) (*Task, *captured) {
+	t.Helper()
 	tp, err := NewTopology("app", build)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewTestDriver(tp)
-	if err != nil {
-		t.Fatal(err)
+	if cfg.Stores == nil {
+		if cfg.Stores, err = NewTestDriver(tp); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c := &captured{}
-	task, err := tp.NewTask(TaskID{}, TaskConfig{Collector: c, Stores: d, CacheMaxBytes: cacheBytes})
+	cfg.Collector = c
+	task, err := tp.NewTask(TaskID{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
