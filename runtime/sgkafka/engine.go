@@ -156,12 +156,13 @@ type Engine struct {
 	restored map[sgstream.TaskID]int64
 	workers  []*worker
 
-	lastRecord  atomic.Int64 // unix nanos of the last polled record
-	processed   atomic.Int64
-	commits     atomic.Int64
-	aborts      atomic.Int64
-	taskLocks   sync.Map // TaskID → *sync.Mutex: one opener of a task's state at a time
-	runningSeen atomic.Bool
+	lastRecord   atomic.Int64 // unix nanos of the last polled record
+	processed    atomic.Int64
+	commits      atomic.Int64
+	aborts       atomic.Int64
+	taskLocks    sync.Map // TaskID → *sync.Mutex: one opener of a task's state at a time
+	runningSeen  atomic.Bool
+	runningSince atomic.Int64 // unix nanos of the last move to RUNNING
 }
 
 // New creates an engine for tp. It does not contact Kafka.
@@ -329,7 +330,10 @@ func (e *Engine) watchIdle(ctx context.Context, cancel context.CancelCauseFunc) 
 		if e.State() != Running {
 			continue
 		}
-		if time.Since(time.Unix(0, e.lastRecord.Load())) >= e.cfg.IdleExit {
+		// Idle since the last record and since the group settled (a
+		// rebalance may still be handing out partitions with input).
+		since := max(e.lastRecord.Load(), e.runningSince.Load())
+		if time.Since(time.Unix(0, since)) >= e.cfg.IdleExit {
 			e.log.Info("no new records, stopping", "idle", e.cfg.IdleExit.String(), "processed", e.processed.Load())
 			cancel(errIdle)
 			return
@@ -356,6 +360,7 @@ func (e *Engine) watchState(ctx context.Context) {
 		e.mu.Unlock()
 		st := e.State()
 		if ready && st == Rebalancing {
+			e.runningSince.Store(time.Now().UnixNano())
 			e.setState(Running)
 			e.runningSeen.Store(true)
 		} else if !ready && st == Running {

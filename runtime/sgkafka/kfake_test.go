@@ -103,28 +103,30 @@ func TestKfakeCountAndWindowedMatchDriver(t *testing.T) {
 		build  func(in, out string) func(*sgstream.Builder)
 		decode func(k, v []byte) (string, string)
 		guar   string
+		work   int
 	}{
-		{"count-eos", countBuild, decodeCount, ExactlyOnceV2},
-		{"count-alos", countBuild, decodeCount, AtLeastOnce},
-		{"windowed-eos", windowedBuild, decodeWindowedCount, ExactlyOnceV2},
+		{"count-eos", countBuild, decodeCount, ExactlyOnceV2, 1},
+		{"count-alos", countBuild, decodeCount, AtLeastOnce, 1},
+		{"windowed-eos", windowedBuild, decodeWindowedCount, ExactlyOnceV2, 1},
+		{"count-eos-3-workers", countBuild, decodeCount, ExactlyOnceV2, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			brokers := newFake(t)
-			createTopic(t, brokers, "in", 2)
-			createTopic(t, brokers, "out", 2)
+			createTopic(t, brokers, "in", 4)
+			createTopic(t, brokers, "out", 4)
 			tp, err := sgstream.NewTopology("app", c.build("in", "out"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			recs := inputRecords("in", 300, 7)
-			produce(t, brokers, 2, recs)
+			produce(t, brokers, 4, recs)
 			r := startEngine(t, tp, Config{Brokers: brokers, StateDir: t.TempDir(), Guarantee: c.guar,
-				CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond})
+				CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond, Workers: c.work})
 			if err := r.wait(t, 60*time.Second); err != nil {
 				t.Fatal(err)
 			}
 			got := byKey(readCommitted(t, brokers, "out"), c.decode)
-			want := driverOutput(t, tp, 2, "out", recs, c.decode)
+			want := driverOutput(t, tp, 4, "out", recs, c.decode)
 			if d := diffOutputs(want, got); d != "" {
 				t.Fatalf("output differs from the test driver:\n%s", d)
 			}

@@ -46,8 +46,12 @@ type worker struct {
 	rebalanceWanted atomic.Bool
 	settled         atomic.Bool
 	inTxn           bool
-	lastCommit      time.Time
-	lastPurge       time.Time
+	// A cooperative revoke is followed by another rebalance that hands the
+	// partitions to their new owner; the worker is not settled (the engine
+	// not RUNNING) until it saw an assignment of that later generation.
+	assignedGen, awaitGen int32
+	lastCommit            time.Time
+	lastPurge             time.Time
 
 	prodMu  sync.Mutex
 	prodErr error
@@ -67,6 +71,7 @@ const (
 type rebalanceEvent struct {
 	kind eventKind
 	tps  map[string][]int32
+	gen  int32 // group generation when the callback ran
 }
 
 func newWorker(e *Engine, idx int) (*worker, error) {
@@ -79,9 +84,10 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	}
 	sort.Strings(topics)
 	push := func(kind eventKind) func(context.Context, *kgo.Client, map[string][]int32) {
-		return func(_ context.Context, _ *kgo.Client, tps map[string][]int32) {
+		return func(_ context.Context, cl *kgo.Client, tps map[string][]int32) {
+			_, gen := cl.GroupMetadata()
 			w.evMu.Lock()
-			w.events = append(w.events, rebalanceEvent{kind: kind, tps: tps})
+			w.events = append(w.events, rebalanceEvent{kind: kind, tps: tps, gen: gen})
 			w.evMu.Unlock()
 			w.settled.Store(false)
 		}
@@ -179,7 +185,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 				n++
 			})
 		}
-		if _, gen := w.cl.GroupMetadata(); gen > 0 && w.pendingEvents() == 0 && !w.rebalanceWanted.Load() {
+		if _, gen := w.cl.GroupMetadata(); gen > 0 && w.pendingEvents() == 0 && !w.rebalanceWanted.Load() && w.assignedGen >= w.awaitGen {
 			w.settled.Store(true)
 		}
 		if n > 0 {
@@ -275,7 +281,10 @@ func (w *worker) applyEvents() (keep bool, err error) {
 		ids := w.tasksOf(ev.tps)
 		switch ev.kind {
 		case evAssigned:
-			w.log.Info("partitions assigned", "partitions", fmtTPs(ev.tps))
+			w.assignedGen = max(w.assignedGen, ev.gen)
+			if len(ev.tps) > 0 {
+				w.log.Info("partitions assigned", "partitions", fmtTPs(ev.tps), "generation", ev.gen)
+			}
 			for _, id := range ids {
 				if _, ok := w.tasks[id]; !ok {
 					open = append(open, id)
@@ -286,7 +295,10 @@ func (w *worker) applyEvents() (keep bool, err error) {
 			if ev.kind == evLost {
 				what = "lost"
 			}
-			w.log.Info("partitions "+what, "partitions", fmtTPs(ev.tps))
+			if len(ev.tps) > 0 {
+				w.log.Info("partitions "+what, "partitions", fmtTPs(ev.tps), "generation", ev.gen)
+				w.awaitGen = max(w.awaitGen, ev.gen+1)
+			}
 			for _, id := range ids {
 				w.closeTask(id)
 				for i, o := range open {
