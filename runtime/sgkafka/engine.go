@@ -163,6 +163,7 @@ type Engine struct {
 	taskLocks    sync.Map // TaskID → *sync.Mutex: one opener of a task's state at a time
 	runningSeen  atomic.Bool
 	runningSince atomic.Int64 // unix nanos of the last move to RUNNING
+	restoreNanos atomic.Int64 // time spent consuming changelogs
 }
 
 // New creates an engine for tp. It does not contact Kafka.
@@ -279,12 +280,16 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 	defer cancel(nil)
 	e.lastRecord.Store(time.Now().UnixNano())
 
+	// Workers stop on their own context, ended only after the state moved
+	// to PENDING_SHUTDOWN, so the log tells the shutdown in order.
+	workCtx, stopWorkers := context.WithCancelCause(context.Background())
+	defer stopWorkers(nil)
 	var wg sync.WaitGroup
 	errs := make([]error, e.cfg.Workers)
 	for i := 0; i < e.cfg.Workers; i++ {
 		w, err := newWorker(e, i)
 		if err != nil {
-			cancel(err)
+			stopWorkers(err)
 			wg.Wait()
 			return err
 		}
@@ -294,7 +299,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if err := w.run(runCtx); err != nil {
+			if err := w.run(workCtx); err != nil {
 				errs[i] = err
 				cancel(err)
 			}
@@ -305,11 +310,14 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 	}
 	go e.watchState(runCtx)
 	<-runCtx.Done()
-	if context.Cause(runCtx) == errCrash {
+	cause := context.Cause(runCtx)
+	if errors.Is(cause, errCrash) {
+		stopWorkers(errCrash)
 		wg.Wait()
 		return errCrash
 	}
 	e.setState(PendingShutdown)
+	stopWorkers(cause)
 	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -247,6 +247,7 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 		}
 	}
 	el := time.Since(started)
+	w.e.restoreNanos.Add(int64(el))
 	for _, r := range work {
 		w.e.addRestored(r.tk.id, r.n)
 	}
