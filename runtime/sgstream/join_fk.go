@@ -228,65 +228,55 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 			task.Drop()
 			return nil
 		}
-		if leftJoin {
-			switch {
-			case !oldNull:
-				oldFK, oldFKNull, err := serFK(fk(ov))
-				if err != nil {
-					return err
-				}
-				var newFK []byte
-				newFKNull := true
-				if !newNull {
-					if newFK, newFKNull, err = serFK(fk(nv)); err != nil {
-						return err
-					}
-				}
-				if !oldFKNull && (newFKNull || !bytes.Equal(newFK, oldFK)) {
-					if err := send(oldFK, false, fkDeleteKeyAndPropagate); err != nil {
-						return err
-					}
-				}
-				return send(newFK, newFKNull, fkPropagateNullIfNoFKValue)
-			case !newNull:
-				newFK, newFKNull, err := serFK(fk(nv))
-				if err != nil {
-					return err
-				}
-				return send(newFK, newFKNull, fkPropagateNullIfNoFKValue)
+		// The instructions are those of Kafka Streams 4.1's
+		// SubscriptionSendProcessorSupplier. A left join unsubscribes a
+		// changed foreign key without a response (the new subscription
+		// answers for the new value) and always (re)subscribes, a null
+		// foreign key included. An inner join answers with null only
+		// where a previous result may have to be retracted: on a delete
+		// (or a foreign key turning null) and when the foreign key
+		// changes; an update that keeps its foreign key, or a first
+		// subscription, answers only when the right row exists.
+		var oldFK, newFK []byte
+		oldFKNull, newFKNull := true, true
+		if !oldNull {
+			if oldFK, oldFKNull, err = serFK(fk(ov)); err != nil {
+				return err
 			}
-			return nil
 		}
-		switch {
-		case !oldNull:
-			oldFK, oldFKNull, err := serFK(fk(ov))
-			if err != nil {
+		if !newNull {
+			if newFK, newFKNull, err = serFK(fk(nv)); err != nil {
 				return err
 			}
-			if oldFKNull {
-				return skipNullFK()
+		}
+		if leftJoin {
+			if oldNull && newNull {
+				return nil
 			}
-			if newNull {
-				return send(oldFK, false, fkDeleteKeyAndPropagate)
-			}
-			newFK, newFKNull, err := serFK(fk(nv))
-			if err != nil {
-				return err
-			}
-			if newFKNull {
-				return skipNullFK()
-			}
-			if !bytes.Equal(newFK, oldFK) {
+			if !oldNull && !oldFKNull && (newFKNull || !bytes.Equal(newFK, oldFK)) {
 				if err := send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
 					return err
 				}
 			}
-			return send(newFK, false, fkPropagateNullIfNoFKValue)
-		case !newNull:
-			newFK, newFKNull, err := serFK(fk(nv))
-			if err != nil {
-				return err
+			return send(newFK, newFKNull, fkPropagateNullIfNoFKValue)
+		}
+		switch {
+		case !oldNull:
+			switch {
+			case oldFKNull && newFKNull:
+				return skipNullFK()
+			case oldFKNull:
+				return send(newFK, false, fkPropagateOnlyIfFKValueSet)
+			case newFKNull:
+				return send(oldFK, false, fkDeleteKeyAndPropagate)
+			case !bytes.Equal(newFK, oldFK):
+				if err := send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
+					return err
+				}
+				return send(newFK, false, fkPropagateNullIfNoFKValue)
 			}
+			return send(newFK, false, fkPropagateOnlyIfFKValueSet)
+		case !newNull:
 			if newFKNull {
 				return skipNullFK()
 			}
