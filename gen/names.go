@@ -21,6 +21,7 @@ const (
 	pathSgstream = modulePath + "/runtime/sgstream"
 	pathSgstate  = modulePath + "/runtime/sgstate"
 	pathSgapp    = modulePath + "/runtime/sgapp"
+	pathSgkafka  = modulePath + "/runtime/sgkafka"
 )
 
 // importNames maps every streamgen import path to its package name. Each
@@ -33,6 +34,7 @@ var importNames = map[string]string{
 	pathSgstream: "sgstream",
 	pathSgstate:  "sgstate",
 	pathSgapp:    "sgapp",
+	pathSgkafka:  "sgkafka",
 }
 
 // commonInitialisms are written all upper case in Go names, following the

@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -51,6 +52,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyDeadLetter,
+		Run:             sgkafka.Run,
 		Topics:          []sgapp.TopicCodec{sgapp.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},
 	}
 }

@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -89,6 +90,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
+		Run:             sgkafka.Run,
 		Topics:          []sgapp.TopicCodec{sgapp.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgapp.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()), sgapp.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }

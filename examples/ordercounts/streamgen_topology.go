@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -48,6 +49,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
+		Run:             sgkafka.Run,
 		Topics:          []sgapp.TopicCodec{sgapp.Topic("order-counts", serdes.String, serdes.Int64), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }

@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -66,6 +67,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
+		Run:             sgkafka.Run,
 		Topics:          []sgapp.TopicCodec{sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }

@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -80,6 +81,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
+		Run:             sgkafka.Run,
 		Topics:          []sgapp.TopicCodec{sgapp.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }
