@@ -26,9 +26,30 @@ type TestDriver struct {
 	order   []TaskID
 	outputs []RawRecord // in the order they were written
 	offsets map[string][]int64
-	queue   []RawRecord
 	wall    int64
+
+	// Records waiting to be processed, as in TopologyTestDriver's task:
+	// one FIFO queue per topic partition, and the non-empty queues in a
+	// heap ordered by the timestamp of their head record, exactly as
+	// Kafka's PartitionGroup keeps them in a java.util.PriorityQueue
+	// (so ties break the same way). Records for global topics are
+	// processed first, as TopologyTestDriver processes them as soon as
+	// they are written.
+	queues  map[partitionKey]*partitionQueue
+	heap    []*partitionQueue
+	globals []RawRecord
 }
+
+type partitionKey struct {
+	topic     string
+	partition int32
+}
+
+type partitionQueue struct {
+	recs []RawRecord
+}
+
+func (q *partitionQueue) head() int64 { return q.recs[0].Timestamp }
 
 type driverConfig struct {
 	partitions        map[string]int
@@ -143,29 +164,141 @@ func (d *TestDriver) Pipe(rec RawRecord) error {
 	if d.tp.SubTopologyOf(rec.Topic) == nil {
 		return fmt.Errorf("streamgen: test driver: no source reads topic %q", rec.Topic)
 	}
-	d.queue = append(d.queue, copyRaw(rec))
+	if err := d.enqueue(copyRaw(rec)); err != nil {
+		return err
+	}
 	touched := map[TaskID]bool{}
-	for len(d.queue) > 0 {
-		r := d.queue[0]
-		d.queue = d.queue[1:]
-		t, err := d.route(&r)
-		if err != nil {
-			return err
-		}
-		touched[t.ID] = true
-		if err := t.Process(&r); err != nil {
-			d.queue = nil
-			return err
-		}
+	if err := d.drain(touched); err != nil {
+		return err
 	}
 	return d.commit(touched)
 }
 
-func (d *TestDriver) route(r *RawRecord) (*Task, error) {
+// enqueue assigns a record its partition and offset and queues it.
+func (d *TestDriver) enqueue(r RawRecord) error {
+	if err := d.place(&r); err != nil {
+		return err
+	}
+	if d.tp.IsGlobal(d.tp.SubTopologyOf(r.Topic)) {
+		d.globals = append(d.globals, r)
+		return nil
+	}
+	if d.queues == nil {
+		d.queues = map[partitionKey]*partitionQueue{}
+	}
+	k := partitionKey{r.Topic, r.Partition}
+	q := d.queues[k]
+	if q == nil {
+		q = &partitionQueue{}
+		d.queues[k] = q
+	}
+	q.recs = append(q.recs, r)
+	if len(q.recs) == 1 {
+		d.offer(q)
+	}
+	return nil
+}
+
+// next removes the record to process next: a global one, else the head
+// of the queue with the smallest head timestamp (PartitionGroup#nextRecord).
+func (d *TestDriver) next() (RawRecord, bool) {
+	if len(d.globals) > 0 {
+		r := d.globals[0]
+		d.globals = d.globals[1:]
+		return r, true
+	}
+	if len(d.heap) == 0 {
+		return RawRecord{}, false
+	}
+	q := d.poll()
+	r := q.recs[0]
+	q.recs = q.recs[1:]
+	if len(q.recs) > 0 {
+		d.offer(q)
+	}
+	return r, true
+}
+
+// drain processes queued records until none is left.
+func (d *TestDriver) drain(touched map[TaskID]bool) error {
+	for {
+		r, ok := d.next()
+		if !ok {
+			return nil
+		}
+		s := d.tp.SubTopologyOf(r.Topic)
+		id := TaskID{Sub: s.ID, Partition: r.Partition}
+		if d.tp.IsGlobal(s) {
+			id.Partition = GlobalPartition
+		}
+		t, err := d.taskFor(id)
+		if err != nil {
+			d.clearQueues()
+			return err
+		}
+		touched[t.ID] = true
+		if err := t.Process(&r); err != nil {
+			d.clearQueues()
+			return err
+		}
+	}
+}
+
+func (d *TestDriver) clearQueues() {
+	d.queues, d.heap, d.globals = nil, nil, nil
+}
+
+// offer and poll are java.util.PriorityQueue's siftUp and siftDown with
+// the head timestamp as the comparator, so that queues whose heads have
+// equal timestamps come out in the order Kafka Streams picks them.
+func (d *TestDriver) offer(q *partitionQueue) {
+	k := len(d.heap)
+	d.heap = append(d.heap, q)
+	for k > 0 {
+		parent := (k - 1) / 2
+		e := d.heap[parent]
+		if q.head() >= e.head() {
+			break
+		}
+		d.heap[k] = e
+		k = parent
+	}
+	d.heap[k] = q
+}
+
+func (d *TestDriver) poll() *partitionQueue {
+	top := d.heap[0]
+	n := len(d.heap) - 1
+	x := d.heap[n]
+	d.heap[n] = nil
+	d.heap = d.heap[:n]
+	if n > 0 {
+		k := 0
+		for half := n / 2; k < half; {
+			child := 2*k + 1
+			c := d.heap[child]
+			if right := child + 1; right < n && c.head() > d.heap[right].head() {
+				child = right
+				c = d.heap[child]
+			}
+			if x.head() <= c.head() {
+				break
+			}
+			d.heap[k] = c
+			k = child
+		}
+		d.heap[k] = x
+	}
+	return top
+}
+
+// place assigns a record its partition (Kafka's default partitioner when
+// it has none) and the next offset of that partition.
+func (d *TestDriver) place(r *RawRecord) error {
 	n := d.Partitions(r.Topic)
 	if r.Partition < 0 || int(r.Partition) >= n {
 		if r.Partition >= int32(n) {
-			return nil, fmt.Errorf("streamgen: test driver: topic %q has %d partitions, record asks for partition %d", r.Topic, n, r.Partition)
+			return fmt.Errorf("streamgen: test driver: topic %q has %d partitions, record asks for partition %d", r.Topic, n, r.Partition)
 		}
 		r.Partition = choosePartition(r.Key, n)
 	}
@@ -176,12 +309,7 @@ func (d *TestDriver) route(r *RawRecord) (*Task, error) {
 	r.Offset = offs[r.Partition]
 	offs[r.Partition]++
 	d.offsets[r.Topic] = offs
-	s := d.tp.SubTopologyOf(r.Topic)
-	id := TaskID{Sub: s.ID, Partition: r.Partition}
-	if d.tp.IsGlobal(s) {
-		id.Partition = GlobalPartition
-	}
-	return d.taskFor(id)
+	return nil
 }
 
 // choosePartition is Kafka's default partitioner for keyed records; records
@@ -215,17 +343,8 @@ func (d *TestDriver) AdvanceWallClock(by time.Duration) error {
 		}
 		touched[id] = true
 	}
-	for len(d.queue) > 0 {
-		r := d.queue[0]
-		d.queue = d.queue[1:]
-		t, err := d.route(&r)
-		if err != nil {
-			return err
-		}
-		touched[t.ID] = true
-		if err := t.Process(&r); err != nil {
-			return err
-		}
+	if err := d.drain(touched); err != nil {
+		return err
 	}
 	return d.commit(touched)
 }
@@ -318,7 +437,7 @@ func (c *driverCollector) Send(topic string, partition int32, key, value []byte,
 	}
 	d.outputs = append(d.outputs, r)
 	if d.tp.SubTopologyOf(topic) != nil {
-		d.queue = append(d.queue, r)
+		return d.enqueue(r)
 	}
 	return nil
 }
