@@ -22,6 +22,7 @@ const (
 	pathSgstate  = modulePath + "/runtime/sgstate"
 	pathSgapp    = modulePath + "/runtime/sgapp"
 	pathSgkafka  = modulePath + "/runtime/sgkafka"
+	pathSgreplay = modulePath + "/runtime/sgreplay"
 )
 
 // importNames maps every streamgen import path to its package name. Each
@@ -35,6 +36,7 @@ var importNames = map[string]string{
 	pathSgstate:  "sgstate",
 	pathSgapp:    "sgapp",
 	pathSgkafka:  "sgkafka",
+	pathSgreplay: "sgreplay",
 }
 
 // commonInitialisms are written all upper case in Go names, following the

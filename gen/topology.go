@@ -972,7 +972,7 @@ func (g *topoGen) emitApp() {
 	d := jen.Dict{
 		jen.Id("ID"):              jen.Id("AppID"),
 		jen.Id("Build"):           jen.Id("BuildTopology"),
-		jen.Id("Topics"):          jen.Index().Qual(pathSgapp, "TopicCodec").Values(codecs...),
+		jen.Id("Topics"):          jen.Index().Qual(pathSgreplay, "TopicCodec").Values(codecs...),
 		jen.Id("Describe"):        jen.Id("topologyDescription"),
 		jen.Id("Guarantee"):       jen.Lit(guarantee),
 		jen.Id("Deserialization"): policyLit(app.OnDeserializationError),
@@ -1010,9 +1010,9 @@ func (g *topoGen) codec(t *spec.Topic) jen.Code {
 		if w := g.windowFeeding(t); w != nil {
 			size = windowSize(w)
 		}
-		return jen.Qual(pathSgapp, "WindowedTopic").Call(jen.Lit(t.Name), g.serde(t.Key.Elem, nil), g.serde(t.Value, nil), jen.Lit(session), durationLit(size))
+		return jen.Qual(pathSgreplay, "WindowedTopic").Call(jen.Lit(t.Name), g.serde(t.Key.Elem, nil), g.serde(t.Value, nil), jen.Lit(session), durationLit(size))
 	}
-	return jen.Qual(pathSgapp, "Topic").Call(jen.Lit(t.Name), g.serde(t.Key, nil), g.serde(t.Value, nil))
+	return jen.Qual(pathSgreplay, "Topic").Call(jen.Lit(t.Name), g.serde(t.Key, nil), g.serde(t.Value, nil))
 }
 
 // windowFeeding finds the window of the first sink that writes topic t.

@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -53,7 +54,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyDeadLetter,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},
+		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},
 	}
 }
 

@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -91,7 +92,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgapp.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()), sgapp.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("users", serdes.String, serdes.Msgpack[User]())},
+		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }
 

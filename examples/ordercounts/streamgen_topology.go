@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -50,7 +51,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.Topic("order-counts", serdes.String, serdes.Int64), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
+		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("order-counts", serdes.String, serdes.Int64), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }
 

@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -82,7 +83,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
+		Topics:          []sgreplay.TopicCodec{sgreplay.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }
 

@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -121,7 +122,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.Topic("clicks", serdes.String, serdes.String), sgapp.WindowedTopic("final-counts", serdes.String, serdes.Int64, false, time.Minute), sgapp.WindowedTopic("hopping-counts", serdes.String, serdes.Int64, false, 5*time.Minute), sgapp.WindowedTopic("session-counts", serdes.String, serdes.Int64, true, 0), sgapp.WindowedTopic("sliding-counts", serdes.String, serdes.Int64, false, 30*time.Second), sgapp.WindowedTopic("tumbling-counts", serdes.String, serdes.Int64, false, time.Minute)},
+		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final-counts", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping-counts", serdes.String, serdes.Int64, false, 5*time.Minute), sgreplay.WindowedTopic("session-counts", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding-counts", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling-counts", serdes.String, serdes.Int64, false, time.Minute)},
 	}
 }
 

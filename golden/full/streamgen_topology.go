@@ -6,6 +6,7 @@ package full
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
@@ -300,6 +301,6 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampSkip,
 		Processing:      sgstream.PolicyContinue,
 		Run:             sgkafka.Run,
-		Topics:          []sgapp.TopicCodec{sgapp.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("countries", serdes.String, serdes.Msgpack[Country]()), sgapp.Topic("counts", serdes.String, serdes.Int64), sgapp.Topic("dlq", serdes.Bytes, serdes.Bytes), sgapp.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()), sgapp.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("paid", serdes.String, serdes.String), sgapp.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgapp.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()), sgapp.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()), sgapp.Topic("users", serdes.String, serdes.Msgpack[User]())},
+		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("countries", serdes.String, serdes.Msgpack[Country]()), sgreplay.Topic("counts", serdes.String, serdes.Int64), sgreplay.Topic("dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("paid", serdes.String, serdes.String), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }

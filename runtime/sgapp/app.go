@@ -10,9 +10,9 @@ import (
 	"log/slog"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -24,7 +24,7 @@ type App struct {
 	Build func(b *sgstream.Builder)
 	// Topics are the codecs of every topic declared in the spec, inputs and
 	// outputs, for replay and the typed driver.
-	Topics []TopicCodec
+	Topics []sgreplay.TopicCodec
 	// Describe is the topology description (`streamgen describe`).
 	Describe string
 	// Guarantee is "at_least_once" or "exactly_once_v2".
@@ -45,7 +45,7 @@ type App struct {
 func (a *App) Topology() (*sgstream.Topology, error) { return sgstream.NewTopology(a.ID, a.Build) }
 
 // Codec returns the codec of a declared topic, or nil.
-func (a *App) Codec(topic string) TopicCodec {
+func (a *App) Codec(topic string) sgreplay.TopicCodec {
 	for _, c := range a.Topics {
 		if c.Name() == topic {
 			return c
@@ -115,20 +115,15 @@ func Logger(w io.Writer, level string, json bool) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, opts)), nil
 }
 
-func topicNames(app *App) string {
-	names := make([]string, len(app.Topics))
-	for i, c := range app.Topics {
+// TopicNames lists the declared topics, sorted.
+func (a *App) TopicNames() []string {
+	names := make([]string, len(a.Topics))
+	for i, c := range a.Topics {
 		names[i] = c.Name()
 	}
 	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return names
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// TopicCodec is the replay codec of a topic (see package sgreplay).
+type TopicCodec = sgreplay.TopicCodec

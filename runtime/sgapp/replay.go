@@ -3,27 +3,14 @@ package sgapp
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
-
-// replayLine is one input or output line of the replay format.
-type replayLine struct {
-	Topic     string            `json:"topic"`
-	Key       json.RawMessage   `json:"key"`
-	Value     json.RawMessage   `json:"value"`
-	Timestamp *int64            `json:"timestamp"`
-	Partition *int32            `json:"partition,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	// Sequence starts a new, independent sequence (fresh state) in
-	// --sequences mode; such a line carries nothing else.
-	Sequence *int `json:"sequence,omitempty"`
-}
 
 // ReplayOptions configure Replay.
 type ReplayOptions struct {
@@ -122,7 +109,7 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 		if len(text) == 0 {
 			continue
 		}
-		rec, seq, err := parseLine(app, text)
+		parsed, seq, err := sgreplay.Parse(text, app)
 		if err != nil {
 			if o.Strict {
 				return fmt.Errorf("line %d: %w", lineNo, err)
@@ -145,6 +132,10 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 			fmt.Fprintf(w, "{\"sequence\":%d}\n", *seq)
 			continue
 		}
+		rec := sgstream.RawRecord{Topic: parsed.Topic, Partition: parsed.Partition, Key: parsed.Key, Value: parsed.Value, Timestamp: parsed.Timestamp}
+		for _, h := range parsed.Headers {
+			rec.Headers = append(rec.Headers, sgstream.Header{Key: h.Key, Value: h.Value})
+		}
 		if err := d.Pipe(rec); err != nil {
 			return fmt.Errorf("line %d: %w", lineNo, err)
 		}
@@ -158,44 +149,6 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 	return nil
 }
 
-// parseLine decodes one input line into a raw record, or a sequence marker.
-func parseLine(app *App, text []byte) (sgstream.RawRecord, *int, error) {
-	var l replayLine
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return sgstream.RawRecord{}, nil, fmt.Errorf("not a replay record: %v", err)
-	}
-	if l.Sequence != nil {
-		if l.Topic != "" || l.Key != nil || l.Value != nil || l.Timestamp != nil {
-			return sgstream.RawRecord{}, nil, fmt.Errorf("a sequence marker carries no record fields")
-		}
-		return sgstream.RawRecord{}, l.Sequence, nil
-	}
-	if l.Topic == "" {
-		return sgstream.RawRecord{}, nil, fmt.Errorf(`missing "topic"`)
-	}
-	if l.Timestamp == nil {
-		return sgstream.RawRecord{}, nil, fmt.Errorf(`missing "timestamp"`)
-	}
-	c := app.Codec(l.Topic)
-	if c == nil {
-		return sgstream.RawRecord{}, nil, fmt.Errorf("topic %q is not declared in the spec (declared: %s)", l.Topic, topicNames(app))
-	}
-	k, v, err := c.EncodeJSON(l.Key, l.Value)
-	if err != nil {
-		return sgstream.RawRecord{}, nil, fmt.Errorf("topic %q: %v", l.Topic, err)
-	}
-	rec := sgstream.RawRecord{Topic: l.Topic, Partition: -1, Key: k, Value: v, Timestamp: *l.Timestamp}
-	if l.Partition != nil {
-		rec.Partition = *l.Partition
-	}
-	for _, name := range sortedKeys(l.Headers) {
-		rec.Headers = append(rec.Headers, sgstream.Header{Key: name, Value: []byte(l.Headers[name])})
-	}
-	return rec, nil, nil
-}
-
 // writeOutputs prints the records the topology wrote to declared topics.
 // Internal topics (repartition, changelog) are not output.
 func writeOutputs(app *App, d *sgstream.TestDriver, w io.Writer, withPartition bool) error {
@@ -206,23 +159,16 @@ func writeOutputs(app *App, d *sgstream.TestDriver, w io.Writer, withPartition b
 			// subscription topic, internal to the application.
 			continue
 		}
-		key, value, err := c.DecodeJSON(r.Key, r.Value)
-		if err != nil {
-			return fmt.Errorf("decoding output on %q: %w", r.Topic, err)
-		}
-		ts := r.Timestamp
-		l := replayLine{Topic: r.Topic, Key: key, Value: value, Timestamp: &ts}
+		var partition *int32
 		if withPartition {
 			p := r.Partition
-			l.Partition = &p
+			partition = &p
 		}
-		if len(r.Headers) > 0 {
-			l.Headers = map[string]string{}
-			for _, h := range r.Headers {
-				l.Headers[h.Key] = string(h.Value)
-			}
+		var headers []sgreplay.Header
+		for _, h := range r.Headers {
+			headers = append(headers, sgreplay.Header{Key: h.Key, Value: h.Value})
 		}
-		b, err := json.Marshal(l)
+		b, err := sgreplay.Format(c, r.Topic, partition, r.Key, r.Value, r.Timestamp, headers)
 		if err != nil {
 			return err
 		}

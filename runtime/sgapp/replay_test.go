@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -21,7 +21,7 @@ func testApp() *App {
 			up := sgstream.MapValues(kept, "upper", func(k, v string) string { return strings.ToUpper(v) })
 			sgstream.To(up, "sink", "out", sgstream.SinkConfig[string, string]{Key: serdes.String, Value: serdes.String})
 		},
-		Topics: []TopicCodec{Topic("in", serdes.String, serdes.String), Topic("out", serdes.String, serdes.String)},
+		Topics: []TopicCodec{sgreplay.Topic("in", serdes.String, serdes.String), sgreplay.Topic("out", serdes.String, serdes.String)},
 	}
 }
 
@@ -72,7 +72,7 @@ func TestReplaySequencesStartFresh(t *testing.T) {
 			counts := sgstream.Count(g, "count", "counts")
 			sgstream.To(sgstream.ToStream(counts, "to-stream"), "sink", "out", sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 		},
-		Topics: []TopicCodec{Topic("in", serdes.String, serdes.String), Topic("out", serdes.String, serdes.Int64)},
+		Topics: []TopicCodec{sgreplay.Topic("in", serdes.String, serdes.String), sgreplay.Topic("out", serdes.String, serdes.Int64)},
 	}
 	in := `{"sequence": 1}
 {"topic": "in", "key": "a", "value": "x", "timestamp": 1}
@@ -93,39 +93,4 @@ func TestReplaySequencesStartFresh(t *testing.T) {
 	if out.String() != want {
 		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
-}
-
-func TestWindowedCodecRoundTrip(t *testing.T) {
-	for _, session := range []bool{false, true} {
-		c := WindowedTopic("w", serdes.String, serdes.Int64, session, 10*time.Second)
-		key := []byte(`{"key":"k","start":10000,"end":20000}`)
-		k, v, err := c.EncodeJSON(key, []byte("3"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		gotKey, gotValue, err := c.DecodeJSON(k, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(gotKey) != string(key) || string(gotValue) != "3" {
-			t.Errorf("session=%v: round trip gave %s %s", session, gotKey, gotValue)
-		}
-	}
-	if _, _, err := WindowedTopic("w", serdes.String, serdes.Int64, false, time.Second).DecodeJSON([]byte{1, 2}, nil); err == nil {
-		t.Error("a key shorter than its window suffix decoded without error")
-	}
-}
-
-// FuzzReplayLine feeds arbitrary lines to the replay reader: it must report
-// errors, never panic.
-func FuzzReplayLine(f *testing.F) {
-	f.Add(`{"topic": "in", "key": "a", "value": "hello", "timestamp": 5}`)
-	f.Add(`{"sequence": 3}`)
-	f.Add(`{"topic": "in", "key": null, "value": null, "timestamp": -1, "partition": 7, "headers": {"a": "b"}}`)
-	f.Add(`{"topic": "in", "key": 5, "value": [1], "timestamp": 1.5}`)
-	app := testApp()
-	f.Fuzz(func(t *testing.T, line string) {
-		var out, errOut bytes.Buffer
-		_ = Replay(app, strings.NewReader(line+"\n"), &out, &errOut, ReplayOptions{Partitions: 2})
-	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -23,8 +24,8 @@ func TestEmbeddedRunWithInputAndPrint(t *testing.T) {
 		Build:     countBuild("in", "out"),
 		Guarantee: ExactlyOnceV2,
 		Topics: []sgapp.TopicCodec{
-			sgapp.Topic("in", serdes.String, serdes.String),
-			sgapp.Topic("out", serdes.String, serdes.Int64),
+			sgreplay.Topic("in", serdes.String, serdes.String),
+			sgreplay.Topic("out", serdes.String, serdes.Int64),
 		},
 	}
 	dir := t.TempDir()

@@ -1,4 +1,4 @@
-package sgapp
+package sgreplay
 
 import (
 	"encoding/binary"

@@ -1,0 +1,8 @@
+// Package sgreplay is the replay format of a streamgen application: one JSON
+// object per line for each record, with its topic, key, value, timestamp and
+// optionally headers and partition; records as JSON objects keyed by the
+// spec's field names, primitives as plain JSON values, null as a tombstone,
+// and windowed keys as {"key", "start", "end"}. It converts lines to and from
+// Kafka bytes through each topic's serdes. It depends on serdes only, so it
+// is cheap to fuzz.
+package sgreplay

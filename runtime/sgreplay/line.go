@@ -1,0 +1,112 @@
+package sgreplay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Line is one line of the replay format.
+type Line struct {
+	Topic     string            `json:"topic"`
+	Key       json.RawMessage   `json:"key"`
+	Value     json.RawMessage   `json:"value"`
+	Timestamp *int64            `json:"timestamp"`
+	Partition *int32            `json:"partition,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	// Sequence starts a new, independent sequence; such a line carries
+	// nothing else.
+	Sequence *int `json:"sequence,omitempty"`
+}
+
+// Header is a record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Record is a parsed input line in Kafka form.
+type Record struct {
+	Topic     string
+	Partition int32 // -1 when the line names none
+	Key       []byte
+	Value     []byte
+	Timestamp int64
+	Headers   []Header // sorted by key
+}
+
+// Codecs finds the codec of a declared topic (nil if not declared) and
+// lists the declared topics for error messages.
+type Codecs interface {
+	Codec(topic string) TopicCodec
+	TopicNames() []string
+}
+
+// Parse decodes one input line into a record, or into a sequence marker
+// (seq non-nil). Errors say what is wrong without the line number, which
+// the caller adds.
+func Parse(text []byte, codecs Codecs) (rec Record, seq *int, err error) {
+	var l Line
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return Record{}, nil, fmt.Errorf("not a replay record: %v", err)
+	}
+	if dec.More() {
+		return Record{}, nil, fmt.Errorf("not a replay record: more than one JSON value on the line")
+	}
+	if l.Sequence != nil {
+		if l.Topic != "" || l.Key != nil || l.Value != nil || l.Timestamp != nil {
+			return Record{}, nil, fmt.Errorf("a sequence marker carries no record fields")
+		}
+		return Record{}, l.Sequence, nil
+	}
+	if l.Topic == "" {
+		return Record{}, nil, fmt.Errorf(`missing "topic"`)
+	}
+	if l.Timestamp == nil {
+		return Record{}, nil, fmt.Errorf(`missing "timestamp"`)
+	}
+	c := codecs.Codec(l.Topic)
+	if c == nil {
+		return Record{}, nil, fmt.Errorf("topic %q is not declared in the spec (declared: %s)", l.Topic, strings.Join(codecs.TopicNames(), ", "))
+	}
+	k, v, err := c.EncodeJSON(l.Key, l.Value)
+	if err != nil {
+		return Record{}, nil, fmt.Errorf("topic %q: %v", l.Topic, err)
+	}
+	rec = Record{Topic: l.Topic, Partition: -1, Key: k, Value: v, Timestamp: *l.Timestamp}
+	if l.Partition != nil {
+		if *l.Partition < 0 {
+			return Record{}, nil, fmt.Errorf("partition %d is negative", *l.Partition)
+		}
+		rec.Partition = *l.Partition
+	}
+	names := make([]string, 0, len(l.Headers))
+	for name := range l.Headers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		rec.Headers = append(rec.Headers, Header{Key: name, Value: []byte(l.Headers[name])})
+	}
+	return rec, nil, nil
+}
+
+// Format renders an output record as a line (without the newline).
+func Format(c TopicCodec, topic string, partition *int32, key, value []byte, timestamp int64, headers []Header) ([]byte, error) {
+	k, v, err := c.DecodeJSON(key, value)
+	if err != nil {
+		return nil, fmt.Errorf("decoding output on %q: %w", topic, err)
+	}
+	l := Line{Topic: topic, Key: k, Value: v, Timestamp: &timestamp, Partition: partition}
+	if len(headers) > 0 {
+		l.Headers = map[string]string{}
+		for _, h := range headers {
+			l.Headers[h.Key] = string(h.Value)
+		}
+	}
+	return json.Marshal(l)
+}
