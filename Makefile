@@ -3,7 +3,7 @@
 GO ?= go
 export CGO_ENABLED ?= 0
 
-.PHONY: demo test generate check-generated build vet fuzz conformance chaos bench kafka-fetch
+.PHONY: demo test generate check-generated build vet fuzz conformance bench kafka-fetch
 
 ## demo: generate the orders example and run it end to end on the embedded broker
 demo:
@@ -36,13 +36,9 @@ fuzz:
 conformance:
 	bash scripts/conformance.sh
 
-## chaos: exactly-once under crashes
-chaos:
-	bash scripts/chaos.sh
-
-## bench: side-by-side benchmarks
+## bench: the in-process benchmarks (serdes side by side with msgpack/v5 and tinylib/msgp, stores, operators)
 bench:
-	bash scripts/bench.sh
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/... ./runtime/sgstream/ ./runtime/sgstate/
 
 kafka-fetch:
 	bash scripts/kafka.sh fetch
