@@ -3,6 +3,7 @@ package sgkafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -86,10 +87,12 @@ func TestEOSEndToEnd(t *testing.T) {
 		if err := r.stop(t); err != nil {
 			t.Fatal(err)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeCount)
+		visible := readCommitted(t, ev.brokers, ev.out)
+		got := byKey(visible, decodeCount)
 		want := driverOutput(t, tp, 3, ev.out, recs, decodeCount)
 		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
+			t.Fatalf("output differs from the test driver (%d visible records, log end offsets sum %d, %d changelog visible):\n%s",
+				len(visible), countUncommitted(t, ev.brokers, ev.out), len(readCommitted(t, ev.brokers, changelogTopic(ev.appID, "counts"))), dumpControl(t, ev.brokers, ev.out)+"\n"+d)
 		}
 	})
 }
@@ -275,4 +278,32 @@ func countTasks(e *Engine) int {
 		n += int(w.taskCount.Load())
 	}
 	return n
+}
+
+// dumpControl describes every batch's control markers of topic (read
+// uncommitted), for diagnosing visibility failures.
+func dumpControl(t testing.TB, brokers []string, topic string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl := newClient(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.KeepControlRecords(), kgo.FetchMaxWait(100*time.Millisecond))
+	var b strings.Builder
+	total := countUncommitted(t, brokers, topic)
+	seen := 0
+	for seen < total && ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			seen++
+			if r.Attrs.IsControl() {
+				kind := "commit"
+				if len(r.Key) >= 4 && r.Key[3] == 0 {
+					kind = "abort"
+				}
+				fmt.Fprintf(&b, "p%d@%d %s pid=%d epoch=%d; ", r.Partition, r.Offset, kind, r.ProducerID, r.ProducerEpoch)
+			} else if r.Offset == 0 || seen%100 == 0 {
+				fmt.Fprintf(&b, "p%d@%d data pid=%d epoch=%d; ", r.Partition, r.Offset, r.ProducerID, r.ProducerEpoch)
+			}
+		})
+	}
+	return b.String()
 }

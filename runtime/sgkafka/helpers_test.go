@@ -88,12 +88,18 @@ func createTopic(t testing.TB, brokers []string, name string, partitions int) {
 	}
 }
 
-// inputRecords makes n records over keys key0..key(k-1), timestamps 1..n.
+// tsBase is a recent timestamp: the real broker deletes records older
+// than its retention (7 days), so timestamps near 0 would vanish under a
+// test's feet when the retention check runs.
+var tsBase = time.Now().Truncate(time.Hour).UnixMilli()
+
+// inputRecords makes n records over keys key0..key(k-1), timestamps
+// tsBase+1..tsBase+n.
 func inputRecords(topic string, n, keys int) []sgstream.RawRecord {
 	out := make([]sgstream.RawRecord, n)
 	for i := range out {
 		out[i] = sgstream.RawRecord{Topic: topic, Partition: -1, Key: []byte(fmt.Sprintf("key%d", i%keys)),
-			Value: []byte(fmt.Sprintf("v%d", i)), Timestamp: int64(i + 1)}
+			Value: []byte(fmt.Sprintf("v%d", i)), Timestamp: tsBase + int64(i+1)}
 	}
 	return out
 }
@@ -236,7 +242,11 @@ func diffOutputs(want, got map[string][]string) string {
 // testLogger logs to the test when -v, else discards.
 func testLogger(t testing.TB) *slog.Logger {
 	if testing.Verbose() || os.Getenv("SGKAFKA_LOG") != "" {
-		return slog.New(slog.NewTextHandler(&tlogWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		lv := slog.LevelInfo
+		if os.Getenv("SGKAFKA_LOG") == "debug" {
+			lv = slog.LevelDebug
+		}
+		return slog.New(slog.NewTextHandler(&tlogWriter{t: t}, &slog.HandlerOptions{Level: lv}))
 	}
 	return slog.New(slog.DiscardHandler)
 }
