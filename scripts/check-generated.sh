@@ -4,13 +4,21 @@
 # scenarios are generated fresh on every run). Prints the command that fixes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
 go build -o bin/streamgen ./cmd/streamgen
 status=0
+checked=0
 while IFS= read -r specfile; do
   dir=$(dirname "$specfile")
-  if ! (cd "$dir" && ../$(printf '%s' "$dir" | sed 's#[^/]*#..#g')/bin/streamgen check -spec streamgen.yaml); then
-    echo "stale: $dir — run: (cd $dir && go generate) or: make generate" >&2
+  checked=$((checked + 1))
+  if ! (cd "$dir" && "$root/bin/streamgen" check -spec streamgen.yaml); then
+    echo "stale: $dir: run (cd $dir && go generate), or make generate" >&2
     status=1
   fi
-XX
+done < <(find examples docs -name streamgen.yaml -not -path '*/testdata/*' 2>/dev/null | sort)
+if [ "$checked" -eq 0 ]; then
+  echo "check-generated: no spec found under examples/ or docs/" >&2
+  exit 1
+fi
+[ "$status" -eq 0 ] && echo "check-generated: $checked specs, generated files fresh"
 exit $status
