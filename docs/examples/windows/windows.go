@@ -1,0 +1,5 @@
+// Command windows is the example of docs/concepts.md on windows: the same
+// clicks counted in tumbling, hopping, sliding and session windows.
+package main
+
+//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
