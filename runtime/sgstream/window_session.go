@@ -16,9 +16,40 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 	if f.merge == nil {
 		b.Errorf("session aggregate %q: a merger is required", name)
 	}
-	retention := s.Windows.StoreRetention().Milliseconds()
-	spec := StoreSpec{Name: store, Kind: SessionStore, Logged: true, Retention: s.Windows.StoreRetention()}
-	var segment int64
+	a := newSessionAgg[K, VA](s.Windows, store, emit, g.Key, opts)
+	info := b.AddNode(name, "session_window_aggregate", g.Stream.info)
+	b.AddStore(info, a.spec)
+	table := a.table(b, info, aggSerde)
+	if b.task != nil {
+		g.Stream.To(&sessionAggregator[K, V, VA]{sessionAgg: a, t: b.task, name: name, f: f, observed: -1})
+	}
+	return table
+}
+
+// sessionAgg is the store and output of one session-window aggregation,
+// shared by the processors that write it: one for an aggregation, one per
+// input for a cogroup (each Kafka KStreamSessionWindowAggregate of a
+// cogroup writes the same store). It is built once per task.
+type sessionAgg[K, VA any] struct {
+	spec       StoreSpec
+	emit       EmitStrategy
+	key        serdes.Serde[K]
+	out        Node[Windowed[K], Change[VA]]
+	store      *TypedSessionStore[K, VA]
+	em         *emitState
+	gap, grace int64
+	// For EmitOnClose: the store's retention as Kafka sees it, its segment
+	// interval, and the store's observed stream time (largest session end
+	// put or removed; -1 before the first), which Kafka's time-ordered
+	// session store uses for expiry.
+	retention, segment, storeObserved int64
+}
+
+func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy, key serdes.Serde[K], opts []WindowStoreOpt) *sessionAgg[K, VA] {
+	retention := w.StoreRetention().Milliseconds()
+	a := &sessionAgg[K, VA]{emit: emit, key: key, gap: w.Gap.Milliseconds(), grace: w.Grace.Milliseconds(),
+		retention: retention, storeObserved: -1,
+		spec: StoreSpec{Name: store, Kind: SessionStore, Logged: true, Retention: w.StoreRetention()}}
 	if emit == EmitOnClose {
 		// Kafka backs EmitOnClose session aggregations with its time-ordered
 		// RocksDB session store, whose scan for closed sessions
@@ -27,37 +58,39 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 		// segment (segmentIntervalMs = max(retention/2, 60s)) expires. The
 		// store gets one segment more retention and the aggregator applies
 		// Kafka's visibility rules itself.
-		segment = max(retention/2, 60_000)
-		spec.Retention += time.Duration(segment) * time.Millisecond
+		a.segment = max(retention/2, 60_000)
+		a.spec.Retention += time.Duration(a.segment) * time.Millisecond
 	}
 	for _, o := range opts {
-		o(&spec)
+		o(&a.spec)
 	}
-	info := b.AddNode(name, "session_window_aggregate", g.Stream.info)
-	b.AddStore(info, spec)
+	return a
+}
+
+// table declares the resulting table on node info (the aggregation, or a
+// cogroup's merge node) and opens the store when a task initialises.
+func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
+	store := a.spec.Name
 	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
-		st, err := openSessionStore(t, store, g.Key, aggSerde)
+		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return nil, err
 		}
 		return sessionGetter[K, VA]{st}, nil
 	}
-	table, out := NewTable[Windowed[K], VA](b, info, getter, store, SessionWindowedSerde[K]{Inner: g.Key}, aggSerde)
+	table, out := NewTable[Windowed[K], VA](b, info, getter, store, SessionWindowedSerde[K]{Inner: a.key}, aggSerde)
+	a.out = out
 	if b.task == nil {
 		return table
 	}
-	p := &sessionAggregator[K, V, VA]{t: b.task, name: name, f: f, emit: emit, out: out, observed: -1,
-		gap: s.Windows.Gap.Milliseconds(), grace: s.Windows.Grace.Milliseconds(),
-		retention: retention, segment: segment, storeObserved: -1}
-	g.Stream.To(p)
 	b.OnInit(info, func(t *Task) error {
-		st, err := openSessionStore(t, store, g.Key, aggSerde)
+		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return err
 		}
-		p.store = st
-		if emit == EmitOnClose {
-			if p.em, err = newEmitState(t, st.Store); err != nil {
+		a.store = st
+		if a.emit == EmitOnClose {
+			if a.em, err = newEmitState(t, st.Store); err != nil {
 				return err
 			}
 		}
@@ -89,23 +122,16 @@ func (g sessionGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 	return v, key.End, found, err
 }
 
-// sessionAggregator is Kafka's KStreamSessionWindowAggregate.
+// sessionAggregator is Kafka's KStreamSessionWindowAggregate: it folds
+// one input's records into the sessions of a with f, with its own observed
+// stream time.
 type sessionAggregator[K, V, VA any] struct {
-	t          *Task
-	name       string
-	f          aggFuncs[K, V, VA]
-	emit       EmitStrategy
-	out        Node[Windowed[K], Change[VA]]
-	store      *TypedSessionStore[K, VA]
-	em         *emitState
-	gap, grace int64
-	observed   int64
-	merged     []sessionEntry[VA]
-	// For EmitOnClose: the store's retention as Kafka sees it, its segment
-	// interval, and the store's observed stream time (largest session end
-	// put or removed; -1 before the first), which Kafka's time-ordered
-	// session store uses for expiry.
-	retention, segment, storeObserved int64
+	*sessionAgg[K, VA]
+	t        *Task
+	name     string
+	f        aggFuncs[K, V, VA]
+	observed int64
+	merged   []sessionEntry[VA]
 }
 
 // earliestEnd is the lower end bound of a keyed session lookup. Kafka's
@@ -113,7 +139,7 @@ type sessionAggregator[K, V, VA any] struct {
 // (getActualFrom; the time-ordered one too, its relaxed rule is for window
 // schemas only). sgstate applies that rule itself unless the store was
 // given extra retention for EmitOnClose; then it is applied here.
-func (p *sessionAggregator[K, V, VA]) earliestEnd(from int64) int64 {
+func (p *sessionAgg[K, VA]) earliestEnd(from int64) int64 {
 	if p.emit != EmitOnClose {
 		return from
 	}
@@ -123,11 +149,11 @@ func (p *sessionAggregator[K, V, VA]) earliestEnd(from int64) int64 {
 // live reports whether Kafka's time-ordered store still holds a session
 // ending at end: its segment is not older than that of observed -
 // retention (Java's truncating division, as AbstractSegments.segmentId).
-func (p *sessionAggregator[K, V, VA]) live(end int64) bool {
+func (p *sessionAgg[K, VA]) live(end int64) bool {
 	return end/p.segment >= (p.storeObserved-p.retention)/p.segment
 }
 
-func (p *sessionAggregator[K, V, VA]) touch(end int64) {
+func (p *sessionAgg[K, VA]) touch(end int64) {
 	p.storeObserved = max(p.storeObserved, end)
 }
 

@@ -12,68 +12,100 @@ import (
 func windowedAggregate[K, V, VA any](w TimeWindowedStream[K, V], name, store string, emit EmitStrategy, f aggFuncs[K, V, VA], aggSerde serdes.Serde[VA], opts []WindowStoreOpt) Table[Windowed[K], VA] {
 	g := w.Grouped
 	b := g.Stream.b
-	op := "window_aggregate"
-	spec := StoreSpec{Name: store, Kind: WindowStore, Logged: true}
-	var size int64
+	a := newWindowAgg(b, name, store, w.Time, w.Sliding, emit, g.Key, aggSerde, opts)
+	info := b.AddNode(name, a.op, g.Stream.info)
+	b.AddStore(info, a.spec)
+	table := a.table(b, info, aggSerde)
+	if b.task != nil {
+		g.Stream.To(windowProcessor(a, b.task, name, f))
+	}
+	return table
+}
+
+// windowAgg is the store and output of one time- or sliding-window
+// aggregation, shared by the processors that write it: one for an
+// aggregation, one per input for a cogroup (Kafka's
+// CogroupedStreamAggregateBuilder gives every input its own
+// KStreamWindowAggregate over the same store). It is built once per task.
+type windowAgg[K, VA any] struct {
+	op   string
+	spec StoreSpec
+	// Exactly one of time and sliding is set.
+	time    *TimeWindows
+	sliding *SlidingWindows
+	emit    EmitStrategy
+	key     serdes.Serde[K]
+	val     TimestampedValueSerde[VA]
+	out     Node[Windowed[K], Change[VA]]
+	store   *TypedWindowStore[K, TimestampedValue[VA]]
+	em      *emitState
+}
+
+func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw *SlidingWindows, emit EmitStrategy, key serdes.Serde[K], aggSerde serdes.Serde[VA], opts []WindowStoreOpt) *windowAgg[K, VA] {
+	a := &windowAgg[K, VA]{op: "window_aggregate", time: tw, sliding: sw, emit: emit, key: key,
+		val: TimestampedValueSerde[VA]{Inner: aggSerde}, spec: StoreSpec{Name: store, Kind: WindowStore, Logged: true}}
 	switch {
-	case w.Sliding != nil:
-		op = "sliding_window_aggregate"
-		spec.Retention = w.Sliding.StoreRetention()
-		spec.WindowSize = w.Sliding.TimeDifference
-		size = w.Sliding.TimeDifference.Milliseconds()
-	case w.Time != nil:
-		spec.Retention = w.Time.StoreRetention()
-		spec.WindowSize = w.Time.Size
-		size = w.Time.Size.Milliseconds()
+	case sw != nil:
+		a.op = "sliding_window_aggregate"
+		a.spec.Retention = sw.StoreRetention()
+		a.spec.WindowSize = sw.TimeDifference
+	case tw != nil:
+		a.spec.Retention = tw.StoreRetention()
+		a.spec.WindowSize = tw.Size
 	default:
-		b.Errorf("%s %q: stream is not windowed", op, name)
+		b.Errorf("%s %q: stream is not windowed", a.op, name)
 	}
 	if emit == EmitOnClose {
-		spec.Retention += timeFirstRetentionSlack
+		a.spec.Retention += timeFirstRetentionSlack
 	}
 	for _, o := range opts {
-		o(&spec)
+		o(&a.spec)
 	}
-	info := b.AddNode(name, op, g.Stream.info)
-	b.AddStore(info, spec)
-	keySerde := TimeWindowedSerde[K]{Inner: g.Key, Size: spec.WindowSize}
-	valSerde := TimestampedValueSerde[VA]{Inner: aggSerde}
+	return a
+}
 
+// table declares the resulting table on node info (the aggregation, or a
+// cogroup's merge node) and opens the store when a task initialises.
+func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
+	store := a.spec.Name
 	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
-		st, err := openWindowStore(t, store, g.Key, valSerde)
+		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return nil, err
 		}
 		return windowGetter[K, VA]{st}, nil
 	}
+	keySerde := TimeWindowedSerde[K]{Inner: a.key, Size: a.spec.WindowSize}
 	table, out := NewTable[Windowed[K], VA](b, info, getter, store, keySerde, aggSerde)
+	a.out = out
 	if b.task == nil {
 		return table
 	}
-	core := &windowAggCore[K, V, VA]{t: b.task, name: name, f: f, emit: emit, out: out, observed: -1}
-	var node Node[K, V]
-	if w.Sliding != nil {
-		p := &slidingAggregator[K, V, VA]{windowAggCore: core, d: size, grace: w.Sliding.Grace.Milliseconds()}
-		node = p
-	} else {
-		p := &timeWindowAggregator[K, V, VA]{windowAggCore: core, w: *w.Time}
-		node = p
-	}
-	g.Stream.To(node)
 	b.OnInit(info, func(t *Task) error {
-		st, err := openWindowStore(t, store, g.Key, valSerde)
+		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return err
 		}
-		core.store = st
-		if emit == EmitOnClose {
-			if core.em, err = newEmitState(t, st.Store); err != nil {
+		a.store = st
+		if a.emit == EmitOnClose {
+			if a.em, err = newEmitState(t, st.Store); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	return table
+}
+
+// windowProcessor is the processor that folds one input's records into
+// a's windows with f. Each keeps its own observed stream time, as each
+// Kafka processor does, even when several share the store.
+func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+	core := &windowAggCore[K, V, VA]{windowAgg: a, t: t, name: name, f: f, observed: -1}
+	if a.sliding != nil {
+		return &slidingAggregator[K, V, VA]{windowAggCore: core, d: a.sliding.TimeDifference.Milliseconds(), grace: a.sliding.Grace.Milliseconds()}
+	}
+	return &timeWindowAggregator[K, V, VA]{windowAggCore: core, w: *a.time}
 }
 
 func openWindowStore[K, VA any](t *Task, name string, key serdes.Serde[K], val TimestampedValueSerde[VA]) (*TypedWindowStore[K, TimestampedValue[VA]], error) {
@@ -99,15 +131,13 @@ func (g windowGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 	return v.Value, v.Timestamp, found, err
 }
 
-// windowAggCore is what time and sliding window aggregations share.
+// windowAggCore is what time and sliding window processors share: the
+// aggregation's store and output, and the processor's own input.
 type windowAggCore[K, V, VA any] struct {
-	t     *Task
-	name  string
-	f     aggFuncs[K, V, VA]
-	emit  EmitStrategy
-	out   Node[Windowed[K], Change[VA]]
-	store *TypedWindowStore[K, TimestampedValue[VA]]
-	em    *emitState
+	*windowAgg[K, VA]
+	t    *Task
+	name string
+	f    aggFuncs[K, V, VA]
 	// observed is the operator's observed stream time, -1 before the first
 	// record (Kafka's NO_TIMESTAMP).
 	observed int64
