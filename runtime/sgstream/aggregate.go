@@ -158,7 +158,11 @@ func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
 // aggStore declares an aggregation's key-value store (logged, Pebble
 // unless the driver or engine runs in memory).
 func aggStore(b *Builder, info *NodeInfo, store string) {
-	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
+	b.AddStore(info, aggStoreSpec(store))
+}
+
+func aggStoreSpec(store string) StoreSpec {
+	return StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true}
 }
 
 // Count counts the records of each key (KGroupedStream#count): records
@@ -185,12 +189,18 @@ func Reduce[K, V any](g GroupedStream[K, V], name, store string, reducer func(ag
 // dropped; the result's timestamp is max(record ts, previous aggregate ts).
 // An aggregator returning a null value deletes the key.
 func Aggregate[K, V, A any](g GroupedStream[K, V], name, store string, init func() A, agg func(key K, value V, agg A) A, aggSerde serdes.Serde[A]) Table[K, A] {
-	return streamAggregate(g, name, "aggregate", store, aggSerde, func(k K, v V, old A, found bool) A {
+	return streamAggregate(g, name, "aggregate", store, aggSerde, aggregateStep(init, agg))
+}
+
+// aggregateStep is KStreamAggregate's fold: init() starts a key's
+// aggregate, agg adds the value.
+func aggregateStep[K, V, A any](init func() A, agg func(K, V, A) A) func(K, V, A, bool) A {
+	return func(k K, v V, old A, found bool) A {
 		if !found {
 			old = init()
 		}
 		return agg(k, v, old)
-	})
+	}
 }
 
 // streamAggregate is KStreamAggregate and KStreamReduce: step computes the
@@ -202,7 +212,15 @@ func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string,
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out}
 	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
-	g.Stream.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	g.Stream.To(foldNode(u, name, step))
+	return tbl
+}
+
+// foldNode is the processor of KStreamAggregate and KStreamReduce: it
+// folds each record into u's store with step, dropping records with a
+// null key or value.
+func foldNode[K, V, A any](u *aggUpdater[K, A], name string, step func(K, V, A, bool) A) Node[K, V] {
+	return NodeFunc[K, V](func(r Record[K, V]) error {
 		if r.KeyNull || r.ValueNull {
 			u.t.Logger().Warn("skipping record with null key or value", "node", name)
 			u.t.Drop()
@@ -217,8 +235,7 @@ func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string,
 			ts = oldTs
 		}
 		return u.update(r.Key, step(r.Key, r.Value, old, found), old, found, ts, r.Headers)
-	}))
-	return tbl
+	})
 }
 
 // aggUpdater writes an aggregate and forwards the change, itself or through
@@ -352,16 +369,23 @@ func (u *aggUpdater[K, A]) deleteAgg(key K, old A, found bool, ts int64, headers
 
 // CogroupedStream collects grouped streams of one key type, each with its
 // own aggregator, into one aggregate (KIP-150 cogroup). Build it with
-// Cogroup and CogroupWith, then call CogroupAggregate.
+// Cogroup and CogroupWith, then call CogroupAggregate, or one of
+// CogroupWindowedAggregate, CogroupSlidingAggregate and
+// CogroupSessionAggregate (Kafka's CogroupedKStream#windowedBy).
 type CogroupedStream[K, A any] struct {
 	b      *Builder
 	inputs []cogroupInput[K, A]
 	Key    serdes.Serde[K]
 }
 
+// cogroupInput is one grouped stream and its aggregator. Its processors are
+// made by closures, which know the input's value type that CogroupedStream
+// does not; each attaches one processor that writes the shared state.
 type cogroupInput[K, A any] struct {
-	info   *NodeInfo
-	attach func(name string, u *aggUpdater[K, A], init func() A) *NodeInfo
+	info    *NodeInfo
+	kv      func(u *aggUpdater[K, A], name string, init func() A)
+	window  func(a *windowAgg[K, A], t *Task, name string, init func() A)
+	session func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A)
 }
 
 // Cogroup starts a cogroup with g and its aggregator.
@@ -372,49 +396,113 @@ func Cogroup[K, V, A any](g GroupedStream[K, V], agg func(key K, value V, agg A)
 
 // CogroupWith adds another grouped stream and its aggregator.
 func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], agg func(key K, value V, agg A) A) *CogroupedStream[K, A] {
-	c.inputs = append(c.inputs, cogroupInput[K, A]{info: g.Stream.info, attach: func(name string, u *aggUpdater[K, A], init func() A) *NodeInfo {
-		info := c.b.AddNode(name, "cogroup_aggregate", g.Stream.info)
-		g.Stream.To(NodeFunc[K, V](func(r Record[K, V]) error {
-			if r.KeyNull || r.ValueNull {
-				u.t.Logger().Warn("skipping record with null key or value", "node", name)
-				u.t.Drop()
-				return nil
-			}
-			old, oldTs, found, err := u.kv.Get(r.Key)
-			if err != nil {
-				return err
-			}
-			ts := r.Timestamp
-			a := old
-			if found {
-				ts = max(ts, oldTs)
-			} else {
-				a = init()
-			}
-			return u.update(r.Key, agg(r.Key, r.Value, a), old, found, ts, r.Headers)
-		}))
-		return info
-	}})
+	s := g.Stream
+	c.inputs = append(c.inputs, cogroupInput[K, A]{
+		info: s.info,
+		kv: func(u *aggUpdater[K, A], name string, init func() A) {
+			s.To(foldNode(u, name, aggregateStep(init, agg)))
+		},
+		window: func(a *windowAgg[K, A], t *Task, name string, init func() A) {
+			s.To(windowProcessor(a, t, name, aggregateFuncs(init, agg, nil)))
+		},
+		session: func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A) {
+			s.To(sessionProcessor(a, t, name, aggregateFuncs(init, agg, merger)))
+		},
+	})
 	return c
+}
+
+// nodes adds the node of every input, <name>-cogroup-agg-<i>, each
+// writing the store spec, and the merge node name that passes their
+// updates on (Kafka's KTablePassThrough) and which the table hangs off.
+func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *NodeInfo, names []string) {
+	var infos []*NodeInfo
+	for i, in := range c.inputs {
+		n := fmt.Sprintf("%s-cogroup-agg-%d", name, i)
+		info := c.b.AddNode(n, op, in.info)
+		c.b.AddStore(info, spec)
+		infos, names = append(infos, info), append(names, n)
+	}
+	merge = c.b.AddNode(name, "cogroup_merge", infos...)
+	c.b.UseStore(merge, spec.Name)
+	return merge, names
 }
 
 // CogroupAggregate aggregates every input of c into one store: each input's
 // records are folded by its own aggregator into the shared aggregate
 // (KStreamAggregate semantics per input), and every update is forwarded.
 // The input nodes are named <name>-cogroup-agg-<i>; the merged table's node
-// is name. Windowed cogroup is not supported.
+// is name.
 func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, init func() A, aggSerde serdes.Serde[A]) Table[K, A] {
-	var infos []*NodeInfo
-	u := &aggUpdater[K, A]{}
-	for i, in := range c.inputs {
-		info := in.attach(fmt.Sprintf("%s-cogroup-agg-%d", name, i), u, init)
-		aggStore(c.b, info, store)
-		infos = append(infos, info)
-	}
-	merge := c.b.AddNode(name, "cogroup_merge", infos...)
-	c.b.UseStore(merge, store)
+	merge, names := c.nodes(name, "cogroup_aggregate", aggStoreSpec(store))
 	tbl, out := NewTable(c.b, merge, storeGetter(store, c.Key, aggSerde), store, c.Key, aggSerde)
-	u.out = out
+	u := &aggUpdater[K, A]{out: out}
+	for i, in := range c.inputs {
+		in.kv(u, names[i], init)
+	}
 	c.b.OnInit(merge, func(t *Task) error { return u.init(t, store, c.Key, aggSerde) })
+	return tbl
+}
+
+// CogroupWindowedAggregate aggregates every input of c into the tumbling or
+// hopping windows w of one window store (Kafka's
+// CogroupedKStream#windowedBy(TimeWindows).aggregate). Each input has its
+// own KStreamWindowAggregate processor, with its aggregator, writing the
+// shared windows; each keeps its own observed stream time, as in Kafka, so
+// whether a record is late depends only on the records of its own input.
+// Every update is forwarded: Kafka's windowed cogroup has no emit strategy
+// (suppress until the windows close for final results). Nodes are named as
+// in CogroupAggregate.
+func CogroupWindowedAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w TimeWindows, init func() A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
+	if err := w.Validate(); err != nil {
+		c.b.Errorf("cogroup %q: %v", name, err)
+	}
+	return cogroupWindowed(c, name, store, &w, nil, init, aggSerde, opts)
+}
+
+// CogroupSlidingAggregate is CogroupWindowedAggregate for sliding windows
+// (CogroupedKStream#windowedBy(SlidingWindows).aggregate): each input runs
+// KStreamSlidingWindowAggregate over the shared store.
+func CogroupSlidingAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w SlidingWindows, init func() A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
+	if err := w.Validate(); err != nil {
+		c.b.Errorf("cogroup %q: %v", name, err)
+	}
+	return cogroupWindowed(c, name, store, nil, &w, init, aggSerde, opts)
+}
+
+func cogroupWindowed[K, A any](c *CogroupedStream[K, A], name, store string, tw *TimeWindows, sw *SlidingWindows, init func() A, aggSerde serdes.Serde[A], opts []WindowStoreOpt) Table[Windowed[K], A] {
+	a := newWindowAgg(c.b, name, store, tw, sw, EmitOnUpdate, c.Key, aggSerde, opts)
+	merge, names := c.nodes(name, "cogroup_"+a.op, a.spec)
+	tbl := a.table(c.b, merge, aggSerde)
+	if t := c.b.task; t != nil {
+		for i, in := range c.inputs {
+			in.window(a, t, names[i], init)
+		}
+	}
+	return tbl
+}
+
+// CogroupSessionAggregate aggregates every input of c into the sessions w
+// of one session store (CogroupedKStream#windowedBy(SessionWindows)
+// .aggregate): each input runs KStreamSessionWindowAggregate with its
+// aggregator and its own observed stream time, so a record of one input
+// merges the sessions that records of any input made; merger combines the
+// aggregates of merged sessions. Every update is forwarded, as in
+// CogroupWindowedAggregate.
+func CogroupSessionAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w SessionWindows, init func() A, merger func(key K, agg1, agg2 A) A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
+	if err := w.Validate(); err != nil {
+		c.b.Errorf("cogroup %q: %v", name, err)
+	}
+	if merger == nil {
+		c.b.Errorf("cogroup %q: session windows need a merger", name)
+	}
+	a := newSessionAgg[K, A](w, store, EmitOnUpdate, c.Key, opts)
+	merge, names := c.nodes(name, "cogroup_session_window_aggregate", a.spec)
+	tbl := a.table(c.b, merge, aggSerde)
+	if t := c.b.task; t != nil {
+		for i, in := range c.inputs {
+			in.session(a, t, names[i], init, merger)
+		}
+	}
 	return tbl
 }

@@ -21,9 +21,15 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 	b.AddStore(info, a.spec)
 	table := a.table(b, info, aggSerde)
 	if b.task != nil {
-		g.Stream.To(&sessionAggregator[K, V, VA]{sessionAgg: a, t: b.task, name: name, f: f, observed: -1})
+		g.Stream.To(sessionProcessor(a, b.task, name, f))
 	}
 	return table
+}
+
+// sessionProcessor is the processor that folds one input's records into
+// a's sessions with f, with its own observed stream time.
+func sessionProcessor[K, V, VA any](a *sessionAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+	return &sessionAggregator[K, V, VA]{sessionAgg: a, t: t, name: name, f: f, observed: -1}
 }
 
 // sessionAgg is the store and output of one session-window aggregation,
