@@ -606,7 +606,14 @@ func (g *topoGen) sink(n *spec.Node) {
 }
 
 func (g *topoGen) windowedBy(n *spec.Node) {
-	w := n.Window
+	kind, lit := windowsLit(n.Window)
+	g.assign(n, jen.Qual(pathSgstream, "WindowedBy"+kind).Call(g.in(n, 0), jen.Lit(n.Name), lit))
+}
+
+// windowsLit is the runtime's windows value for w, and the suffix of the
+// functions that take it ("" for TimeWindows, "Sliding", "Session"), as in
+// WindowedBy and the windowed cogroups.
+func windowsLit(w *spec.Window) (string, jen.Code) {
 	d := jen.Dict{}
 	if w.Grace != 0 {
 		d[jen.Id("Grace")] = durationLit(w.Grace)
@@ -615,19 +622,30 @@ func (g *topoGen) windowedBy(n *spec.Node) {
 		d[jen.Id("Retention")] = durationLit(w.Retention)
 	}
 	switch w.Kind {
-	case spec.WindowTumbling, spec.WindowHopping:
-		d[jen.Id("Size")] = durationLit(w.Size)
-		if w.Kind == spec.WindowHopping && w.Advance != w.Size {
-			d[jen.Id("Advance")] = durationLit(w.Advance)
-		}
-		g.assign(n, jen.Qual(pathSgstream, "WindowedBy").Call(g.in(n, 0), jen.Lit(n.Name), jen.Qual(pathSgstream, "TimeWindows").Values(d)))
 	case spec.WindowSliding:
 		d[jen.Id("TimeDifference")] = durationLit(w.TimeDiff)
-		g.assign(n, jen.Qual(pathSgstream, "WindowedBySliding").Call(g.in(n, 0), jen.Lit(n.Name), jen.Qual(pathSgstream, "SlidingWindows").Values(d)))
+		return "Sliding", jen.Qual(pathSgstream, "SlidingWindows").Values(d)
 	case spec.WindowSession:
 		d[jen.Id("Gap")] = durationLit(w.Gap)
-		g.assign(n, jen.Qual(pathSgstream, "WindowedBySession").Call(g.in(n, 0), jen.Lit(n.Name), jen.Qual(pathSgstream, "SessionWindows").Values(d)))
+		return "Session", jen.Qual(pathSgstream, "SessionWindows").Values(d)
 	}
+	d[jen.Id("Size")] = durationLit(w.Size)
+	if w.Kind == spec.WindowHopping && w.Advance != w.Size {
+		d[jen.Id("Advance")] = durationLit(w.Advance)
+	}
+	return "", jen.Qual(pathSgstream, "TimeWindows").Values(d)
+}
+
+// windowStoreOpts are the WindowStoreOpt arguments for n's store.
+func windowStoreOpts(n *spec.Node) []jen.Code {
+	var opts []jen.Code
+	if n.Store.InMemory {
+		opts = append(opts, jen.Qual(pathSgstream, "WindowStoreInMemory").Call())
+	}
+	if !n.Store.Logged {
+		opts = append(opts, jen.Qual(pathSgstream, "WindowStoreNotLogged").Call())
+	}
+	return opts
 }
 
 func emitLit(e spec.EmitStrategy) jen.Code {
@@ -685,21 +703,14 @@ func (g *topoGen) aggregate(n *spec.Node) {
 		g.assign(n, jen.Qual(pathSgstream, op+suffix).Call(args...))
 		return
 	}
-	var opts []jen.Code
-	if n.Store.InMemory {
-		opts = append(opts, jen.Qual(pathSgstream, "WindowStoreInMemory").Call())
-	}
-	if !n.Store.Logged {
-		opts = append(opts, jen.Qual(pathSgstream, "WindowStoreNotLogged").Call())
-	}
-	g.assign(n, jen.Qual(pathSgstream, op+suffix).Call(append(args, opts...)...))
+	g.assign(n, jen.Qual(pathSgstream, op+suffix).Call(append(args, windowStoreOpts(n)...)...))
 }
 
+// cogroup emits Cogroup, CogroupWith for every further input, and the
+// aggregation: CogroupAggregate, or for a window the windowed variant of
+// its kind. A windowed cogroup always emits on update (the spec rejects
+// emit on_close), so no emit strategy is passed.
 func (g *topoGen) cogroup(n *spec.Node) {
-	if n.Window != nil {
-		g.errorf(n.Pos, "node %q: a windowed cogroup is not supported by the runtime yet; aggregate each stream in its own window and join the tables", n.Name)
-		return
-	}
 	first := n.Cogroup[0]
 	k, a := first.Input.Key, n.Agg
 	expr := jen.Qual(pathSgstream, "Cogroup").Call(jen.Id(g.vars[first.Input]),
@@ -708,8 +719,19 @@ func (g *topoGen) cogroup(n *spec.Node) {
 		expr = jen.Qual(pathSgstream, "CogroupWith").Call(expr, jen.Id(g.vars[c.Input]),
 			g.fn(n, c.Aggregator, g.signature(spec.RoleAggregate, k, c.Input.Value, nil, nil, a)))
 	}
-	g.assign(n, jen.Qual(pathSgstream, "CogroupAggregate").Call(expr, jen.Lit(n.Name), jen.Lit(n.Store.Name),
-		g.fn(n, n.Init, g.signature(spec.RoleInit, k, nil, nil, nil, a)), g.serde(a, nil)))
+	init := g.fn(n, n.Init, g.signature(spec.RoleInit, k, nil, nil, nil, a))
+	if n.Window == nil {
+		g.assign(n, jen.Qual(pathSgstream, "CogroupAggregate").Call(expr, jen.Lit(n.Name), jen.Lit(n.Store.Name), init, g.serde(a, nil)))
+		return
+	}
+	kind, windows := windowsLit(n.Window)
+	args := []jen.Code{expr, jen.Lit(n.Name), jen.Lit(n.Store.Name), windows, init}
+	if kind == "Session" {
+		args = append(args, g.fn(n, n.Merger, g.signature(spec.RoleMerge, k, nil, nil, nil, a)))
+	}
+	args = append(append(args, g.serde(a, nil)), windowStoreOpts(n)...)
+	op := map[string]string{"": "CogroupWindowedAggregate", "Sliding": "CogroupSlidingAggregate", "Session": "CogroupSessionAggregate"}[kind]
+	g.assign(n, jen.Qual(pathSgstream, op).Call(args...))
 }
 
 func (g *topoGen) suppress(n *spec.Node) {

@@ -98,6 +98,8 @@ var errCases = []errCase{
 		"t.yaml:17:11: pipeline name \"my pipeline\" has invalid characters, want letters, digits, '.', '_' or '-'"},
 	{"emit on_close without window", header + steps("- group_by_key:", "- count: {store: c, emit: on_close}"),
 		"t.yaml:21:33: count \"x\": emit \"on_close\" needs a windowed aggregation\n\n\tadd a windowed_by step before count, or remove emit\n"},
+	{"windowed cogroup emitting on close", header + "topology:\n  - name: g\n    from: orders\n    steps: [{group_by_key: {}}]\n  - name: x\n    from: g\n    steps:\n      - cogroup: {fn: A, with: [{from: g, fn: B}], init: I, value: int64, store: s, window: {tumbling: {size: 1m}}, emit: on_close}\n",
+		"t.yaml:23:123: cogroup \"x\": emit \"on_close\" is not available for a windowed cogroup, which emits every update as in Kafka Streams\n\n\tfor final results, remove emit and add `- suppress: {until: window_closes, name: <name>}` after the cogroup\n"},
 	{"suppress until window_closes without window", header + steps("- group_by_key:", "- count: {store: c}", "- suppress: {until: window_closes, name: final}"),
 		"t.yaml:22:27: suppress \"x\": until window_closes needs a windowed aggregation upstream, but \"x.count2\" is not windowed\n\n\tsuppress until window_closes only applies to the result of count, reduce or aggregate after windowed_by;\n\tuse until: time_limit for other tables\n"},
 	{"invalid expr", header + steps("- filter: {expr: \"value != nil; true\"}", "- to: out"),

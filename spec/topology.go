@@ -1228,6 +1228,14 @@ func (p *parser) stepCogroup(s *step) *Node {
 		n.Window, n.WindowedKey, n.Key = w, true, windowedOf(s.in.Key, w)
 	}
 	n.Emit = s.emitStrategy(o, windowed, "")
+	if n.Emit == EmitOnClose && !s.inBad {
+		// Kafka's TimeWindowedCogroupedKStream and
+		// SessionWindowedCogroupedKStream have no emitStrategy: every
+		// input's processor forwards each update.
+		s.errf(o.valPos("emit"), "emit %q is not available for a windowed cogroup, which emits every update as in Kafka Streams", n.Emit)
+		p.hintf("for final results, remove emit and add `- suppress: {until: window_closes, name: <name>}` after the cogroup")
+		n.Emit = EmitOnUpdate
+	}
 	session := w != nil && w.Kind == WindowSession
 	if session {
 		n.Merger = s.subFn(o, "merger", RoleMerge)

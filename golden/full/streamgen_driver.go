@@ -197,16 +197,16 @@ func (d *TestDriver) ReadUsers() ([]sgstream.Record[string, *User], error) {
 	return sgstream.ReadTyped(d.TestDriver, "users", serdes.String, serdes.Msgpack[User]())
 }
 
-// ActivityStore is the key-value store "activity-store"
+// ActivityStore is the window store "activity-store"
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
-func (d *TestDriver) ActivityStore(partition int32) (*sgstream.KVStore[string, *Stats], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "activity-store", partition, serdes.String, serdes.Msgpack[Stats]())
+func (d *TestDriver) ActivityStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
+	return sgstream.DriverWindowStore(d.TestDriver, "activity-store", partition, serdes.String, sgstream.TimestampedValueSerde[*Stats]{Inner: serdes.Msgpack[Stats]()})
 }
 
 // ActivityStoreForKey is ActivityStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
-func (d *TestDriver) ActivityStoreForKey(key string) (*sgstream.KVStore[string, *Stats], error) {
+func (d *TestDriver) ActivityStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
 	p, err := sgstream.StorePartition(d.TestDriver, "activity-store", key, serdes.String)
 	if err != nil {
 		return nil, err

@@ -186,7 +186,7 @@ func BuildTopology(b *sgstream.Builder) {
 	sgstream.Foreach(userWithTotalsToStream2, "user-with-totals", Print)
 	ordersGrouped := sgstream.GroupByKey(valid, "orders-grouped", false, serdes.String, serdes.Msgpack[Order]())
 	paymentsGrouped := sgstream.GroupByKey(paymentsByOrder, "payments-by-order-key", true, serdes.String, serdes.Msgpack[Payment]())
-	sgstream.CogroupAggregate(sgstream.CogroupWith(sgstream.Cogroup(ordersGrouped, AddOrderActivity), paymentsGrouped, AddPaymentActivity), "activity", "activity-store", NewStats, serdes.Msgpack[Stats]())
+	sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(ordersGrouped, AddOrderActivity), paymentsGrouped, AddPaymentActivity), "activity", "activity-store", sgstream.TimeWindows{Size: time.Hour}, NewStats, serdes.Msgpack[Stats]())
 	itemsFlatMapValues1 := sgstream.FlatMapValues(valid, "items.flat_map_values1", Items)
 	itemsFlatMap2 := sgstream.FlatMap(itemsFlatMapValues1, "items.flat_map2", ItemsBySku)
 	itemsItemsBySku := sgstream.Repartition(itemsFlatMap2, "items-by-sku", 8, serdes.String, serdes.Msgpack[Item]())
@@ -242,9 +242,9 @@ var (
 	_ func(key string, left *Order, right *User) *Enriched = Enrich
 	// streamgen.yaml:105:26: predicate of node "valid.filter_not2"
 	_ func(key string, value *Order) bool = IsTest
-	// streamgen.yaml:288:24: flat_mapper of node "items.flat_map2"
+	// streamgen.yaml:289:24: flat_mapper of node "items.flat_map2"
 	_ func(key string, value *Item) []sgstream.KeyValue[string, *Item] = ItemsBySku
-	// streamgen.yaml:287:31: flat_value_mapper of node "items.flat_map_values1"
+	// streamgen.yaml:288:31: flat_value_mapper of node "items.flat_map_values1"
 	_ func(key string, value *Order) []*Item = Items
 	// streamgen.yaml:252:67: joiner of node "order-users"
 	_ func(key string, left *Order, right *User) *Enriched = JoinUser
@@ -256,7 +256,7 @@ var (
 	_ func(key string, a *Stats, b *Stats) *Stats = MergeStats
 	// streamgen.yaml:108:30: processor of node "valid"
 	_ func() sgstream.Processor[string, *Order, string, *Order] = NewDedup
-	// streamgen.yaml:291:23: processor of node "items.process4"
+	// streamgen.yaml:292:23: processor of node "items.process4"
 	_ func() sgstream.Processor[string, *Item, string, int64] = NewItemProcessor
 	// streamgen.yaml:176:27: initializer of node "sliding"
 	_ func() *Stats = NewStats
@@ -266,7 +266,7 @@ var (
 	_ func(key string, value *Order) *Order = Normalize
 	// streamgen.yaml:214:25: reducer of node "latest-user"
 	_ func(agg *User, value *User) *User = PickUser
-	// streamgen.yaml:292:23: action of node "items"
+	// streamgen.yaml:293:23: action of node "items"
 	_ func(key string, value int64) = PrintItem
 	// streamgen.yaml:260:23: action of node "user-with-totals"
 	_ func(key string, value *Enriched) = Print
