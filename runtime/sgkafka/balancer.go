@@ -17,6 +17,19 @@ import (
 // in one rebalance and assigned in the next (kgo's AdjustCooperative).
 type taskBalancer struct {
 	subs []*sgstream.SubTopology
+	// global sub-topologies have no tasks in the group: every instance
+	// reads their topics itself.
+	global map[int]bool
+}
+
+func newTaskBalancer(tp *sgstream.Topology) *taskBalancer {
+	b := &taskBalancer{subs: tp.SubTopologies(), global: map[int]bool{}}
+	for _, s := range b.subs {
+		if tp.IsGlobal(s) {
+			b.global[s.ID] = true
+		}
+	}
+	return b
 }
 
 const taskBalancerProtocol = "streamgen-cooperative-task"
@@ -77,7 +90,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 	})
 	var tasks []balTask
 	for _, s := range b.subs {
-		if len(s.Topics) == 0 {
+		if len(s.Topics) == 0 || b.global[s.ID] {
 			continue
 		}
 		n := int32(0)

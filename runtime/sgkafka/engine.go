@@ -15,6 +15,11 @@
 // with a checkpoint). An aborted transaction drops the staged writes, so
 // local state always equals the last committed transaction, and a restart
 // restores only the changelog tail past the local checkpoint.
+//
+// Global tables (global.go) are read outside the group by every instance,
+// in full, into stores whose checkpoint is the offsets of their own topic,
+// and caught up before any task processes records, as Kafka Streams'
+// GlobalStreamThread does.
 package sgkafka
 
 import (
@@ -164,6 +169,11 @@ type Engine struct {
 	runningSeen  atomic.Bool
 	runningSince atomic.Int64 // unix nanos of the last move to RUNNING
 	restoreNanos atomic.Int64 // time spent consuming changelogs
+
+	// global runs the global tables (nil without any); set before the
+	// first worker starts, read-only afterwards.
+	global        *globalThread
+	globalApplied atomic.Int64 // records of global topics applied
 }
 
 // New creates an engine for tp. It does not contact Kafka.
@@ -276,9 +286,49 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		return err
 	}
 	e.setState(Rebalancing)
+	// Global tables are caught up before any worker joins the group, so
+	// no task processes a record against a partial global table.
+	if e.hasGlobal() {
+		g, err := e.openGlobal(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while bootstrapping: a clean shutdown
+			}
+			return err
+		}
+		e.global = g
+	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	e.lastRecord.Store(time.Now().UnixNano())
+
+	// The global goroutine stops after the workers (they read its stores)
+	// and commits last, as Kafka Streams stops its GlobalStreamThread.
+	globalCtx, stopGlobal := context.WithCancel(context.Background())
+	globalDone := make(chan error, 1)
+	if e.global != nil {
+		go func() {
+			err := e.global.run(globalCtx)
+			if err != nil {
+				cancel(err)
+			}
+			globalDone <- err
+		}()
+	} else {
+		globalDone <- nil
+	}
+	endGlobal := func(clean bool) error {
+		stopGlobal()
+		gerr := <-globalDone
+		if e.global == nil {
+			return nil
+		}
+		if cerr := e.global.close(clean && gerr == nil); gerr == nil {
+			gerr = cerr
+		}
+		return gerr
+	}
+	defer stopGlobal()
 
 	// Workers stop on their own context, ended only after the state moved
 	// to PENDING_SHUTDOWN, so the log tells the shutdown in order.
@@ -291,6 +341,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		if err != nil {
 			stopWorkers(err)
 			wg.Wait()
+			endGlobal(false)
 			return err
 		}
 		e.mu.Lock()
@@ -314,11 +365,13 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 	if errors.Is(cause, errCrash) {
 		stopWorkers(errCrash)
 		wg.Wait()
+		endGlobal(false)
 		return errCrash
 	}
 	e.setState(PendingShutdown)
 	stopWorkers(cause)
 	wg.Wait()
+	errs = append(errs, endGlobal(true))
 	return errors.Join(errs...)
 }
 

@@ -45,10 +45,7 @@ func (e *Engine) setup(ctx context.Context) error {
 		return err
 	}
 	for _, s := range e.tp.SubTopologies() {
-		if e.tp.IsGlobal(s) {
-			return fmt.Errorf("%w: sub-topology %d reads a global table (topics %s); the Kafka engine does not run global tables yet", ErrConfig, s.ID, strings.Join(s.Topics, ", "))
-		}
-		if len(s.Topics) > 0 {
+		if len(s.Topics) > 0 && !e.tp.IsGlobal(s) {
 			e.sourceSubs = append(e.sourceSubs, s)
 		}
 	}

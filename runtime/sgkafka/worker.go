@@ -96,7 +96,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
 		kgo.ConsumerGroup(e.cfg.ApplicationID),
 		kgo.ConsumeTopics(topics...),
-		kgo.Balancers(&taskBalancer{subs: e.tp.SubTopologies()}),
+		kgo.Balancers(newTaskBalancer(e.tp)),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.DisableAutoCommit(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
