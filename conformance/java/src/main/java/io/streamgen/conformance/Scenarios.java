@@ -133,6 +133,15 @@ final class Scenarios {
                 .count(mat("region-counts", L))
                 .toStream().to("out", Produced.with(S, L)));
         ALL.put("branch-merge-count", Scenarios::branchMerge);
+        ALL.put("cogroup-tumbling", b -> {
+            KGroupedStream<String, Long> clicks = b.stream("clicks", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            KGroupedStream<String, Long> views = b.stream("views", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            clicks.<String>cogroup(Scenarios::addClick)
+                    .cogroup(views, Scenarios::addView)
+                    .windowedBy(TimeWindows.ofSizeAndGrace(ofMillis(10_000), ofMillis(2_000)))
+                    .aggregate(Scenarios::empty, mat("activity-store", S))
+                    .toStream().to("out", Produced.with(Win.tumbling(10_000, 0).keySerde(), S));
+        });
         ALL.put("flatmap-count", b -> b
                 .stream("events", Consumed.with(S, L))
                 .flatMap(Scenarios::fanout)
@@ -264,6 +273,14 @@ final class Scenarios {
 
     static String append(String key, Long value, String agg) {
         return agg.isEmpty() ? value.toString() : agg + "," + value;
+    }
+
+    static String addClick(String key, Long value, String agg) { return tagged(agg, "c", value); }
+
+    static String addView(String key, Long value, String agg) { return tagged(agg, "v", value); }
+
+    static String tagged(String agg, String tag, Long value) {
+        return agg.isEmpty() ? tag + value : agg + "," + tag + value;
     }
 
     static String mergeLists(String key, String a, String b) {
