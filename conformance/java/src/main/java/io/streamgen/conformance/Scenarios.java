@@ -142,6 +142,15 @@ final class Scenarios {
                     .aggregate(Scenarios::empty, mat("activity-store", S))
                     .toStream().to("out", Produced.with(Win.tumbling(10_000, 0).keySerde(), S));
         });
+        ALL.put("cogroup-session", b -> {
+            KGroupedStream<String, Long> clicks = b.stream("clicks", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            KGroupedStream<String, Long> views = b.stream("views", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            clicks.<String>cogroup(Scenarios::addClick)
+                    .cogroup(views, Scenarios::addView)
+                    .windowedBy(SessionWindows.ofInactivityGapAndGrace(ofMillis(5_000), ofMillis(1_000)))
+                    .aggregate(Scenarios::empty, Scenarios::mergeLists, mat("activity-store", S))
+                    .toStream().to("out", Produced.with(Win.session(5_000, 0).keySerde(), S));
+        });
         ALL.put("flatmap-count", b -> b
                 .stream("events", Consumed.with(S, L))
                 .flatMap(Scenarios::fanout)
