@@ -26,19 +26,22 @@ func BuildTopology(b *sgstream.Builder) {
 		Topic:      "orders",
 		Value:      serdes.Msgpack[Order](),
 	})
-	countsOrdersByUser := sgstream.GroupBy(orders, "orders-by-user", func(key string, value *Order) string {
+	countsFilter1 := sgstream.Filter(orders, "counts.filter1", func(key string, value *Order) bool {
+		return value != nil
+	})
+	countsOrdersByUser := sgstream.GroupBy(countsFilter1, "orders-by-user", func(key string, value *Order) string {
 		return value.UserID
 	}, serdes.String, serdes.Msgpack[Order]())
-	countsCount2 := sgstream.Count(countsOrdersByUser, "counts.count2", "order-counts-store")
-	countsToStream3 := sgstream.ToStream(countsCount2, "counts.to_stream3")
-	sgstream.To(countsToStream3, "counts", "order-counts", sgstream.SinkConfig[string, int64]{
+	countsCount3 := sgstream.Count(countsOrdersByUser, "counts.count3", "order-counts-store")
+	countsToStream4 := sgstream.ToStream(countsCount3, "counts.to_stream4")
+	sgstream.To(countsToStream4, "counts", "order-counts", sgstream.SinkConfig[string, int64]{
 		Key:   serdes.String,
 		Value: serdes.Int64,
 	})
 }
 
 // topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> orders-by-user-sink\n    Sink: orders-by-user-sink (topic: order-counts-app-orders-by-user-repartition)\n      <-- orders\n   Sub-topology: 1\n    Processor: counts.orders-by-user (stores: [])\n      --> counts.count2\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-counts-app-orders-by-user-repartition])\n      --> counts.orders-by-user\n    Processor: counts.count2 (stores: [order-counts-store])\n      --> counts.to_stream3\n      <-- counts.orders-by-user\n    Processor: counts.to_stream3 (stores: [])\n      --> counts\n      <-- counts.count2\n    Sink: counts (topic: order-counts)\n      <-- counts.to_stream3\n"
+const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> counts.filter1\n    Processor: counts.filter1 (stores: [])\n      --> orders-by-user-sink\n      <-- orders\n    Sink: orders-by-user-sink (topic: order-counts-app-orders-by-user-repartition)\n      <-- counts.filter1\n   Sub-topology: 1\n    Processor: counts.orders-by-user (stores: [])\n      --> counts.count3\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-counts-app-orders-by-user-repartition])\n      --> counts.orders-by-user\n    Processor: counts.count3 (stores: [order-counts-store])\n      --> counts.to_stream4\n      <-- counts.orders-by-user\n    Processor: counts.to_stream4 (stores: [])\n      --> counts\n      <-- counts.count3\n    Sink: counts (topic: order-counts)\n      <-- counts.to_stream4\n"
 
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {

@@ -28,17 +28,20 @@ func BuildTopology(b *sgstream.Builder) {
 		Topic:      "orders",
 		Value:      serdes.Msgpack[Order](),
 	})
-	summariesOrdersByUser := sgstream.GroupBy(orders, "orders-by-user", func(key string, value *Order) string {
+	summariesFilter1 := sgstream.Filter(orders, "summaries.filter1", func(key string, value *Order) bool {
+		return value != nil
+	})
+	summariesOrdersByUser := sgstream.GroupBy(summariesFilter1, "orders-by-user", func(key string, value *Order) string {
 		return value.UserID
 	}, serdes.String, serdes.Msgpack[Order]())
-	summariesWindowedBy2 := sgstream.WindowedBy(summariesOrdersByUser, "summaries.windowed_by2", sgstream.TimeWindows{
+	summariesWindowedBy3 := sgstream.WindowedBy(summariesOrdersByUser, "summaries.windowed_by3", sgstream.TimeWindows{
 		Grace:     5 * time.Minute,
 		Retention: 24 * time.Hour,
 		Size:      time.Hour,
 	})
-	summariesAggregate3 := sgstream.AggregateWindowed(summariesWindowedBy2, "summaries.aggregate3", "order-summary-store", sgstream.EmitOnUpdate, NewSummary, AddOrder, serdes.Msgpack[OrderSummary]())
-	summariesToStream4 := sgstream.ToStream(summariesAggregate3, "summaries.to_stream4")
-	sgstream.To(summariesToStream4, "summaries", "order-summaries", sgstream.SinkConfig[sgstream.Windowed[string], *OrderSummary]{
+	summariesAggregate4 := sgstream.AggregateWindowed(summariesWindowedBy3, "summaries.aggregate4", "order-summary-store", sgstream.EmitOnUpdate, NewSummary, AddOrder, serdes.Msgpack[OrderSummary]())
+	summariesToStream5 := sgstream.ToStream(summariesAggregate4, "summaries.to_stream5")
+	sgstream.To(summariesToStream5, "summaries", "order-summaries", sgstream.SinkConfig[sgstream.Windowed[string], *OrderSummary]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Hour,
@@ -63,14 +66,14 @@ func timestampOrders(key string, value *Order, valueNull bool, recordTs int64) i
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:45:15: aggregator of node "summaries.aggregate3"
+	// streamgen.yaml:47:15: aggregator of node "summaries.aggregate4"
 	_ func(key string, value *Order, agg *OrderSummary) *OrderSummary = AddOrder
-	// streamgen.yaml:44:17: initializer of node "summaries.aggregate3"
+	// streamgen.yaml:46:17: initializer of node "summaries.aggregate4"
 	_ func() *OrderSummary = NewSummary
 )
 
 // topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> orders-by-user-sink\n    Sink: orders-by-user-sink (topic: order-summary-app-orders-by-user-repartition)\n      <-- orders\n   Sub-topology: 1\n    Processor: summaries.orders-by-user (stores: [])\n      --> summaries.windowed_by2\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-summary-app-orders-by-user-repartition])\n      --> summaries.orders-by-user\n    Processor: summaries.windowed_by2 (stores: [])\n      --> summaries.aggregate3\n      <-- summaries.orders-by-user\n    Processor: summaries.aggregate3 (stores: [order-summary-store])\n      --> summaries.to_stream4\n      <-- summaries.windowed_by2\n    Processor: summaries.to_stream4 (stores: [])\n      --> summaries\n      <-- summaries.aggregate3\n    Sink: summaries (topic: order-summaries)\n      <-- summaries.to_stream4\n"
+const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> summaries.filter1\n    Processor: summaries.filter1 (stores: [])\n      --> orders-by-user-sink\n      <-- orders\n    Sink: orders-by-user-sink (topic: order-summary-app-orders-by-user-repartition)\n      <-- summaries.filter1\n   Sub-topology: 1\n    Processor: summaries.orders-by-user (stores: [])\n      --> summaries.windowed_by3\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-summary-app-orders-by-user-repartition])\n      --> summaries.orders-by-user\n    Processor: summaries.windowed_by3 (stores: [])\n      --> summaries.aggregate4\n      <-- summaries.orders-by-user\n    Processor: summaries.aggregate4 (stores: [order-summary-store])\n      --> summaries.to_stream5\n      <-- summaries.windowed_by3\n    Processor: summaries.to_stream5 (stores: [])\n      --> summaries\n      <-- summaries.aggregate4\n    Sink: summaries (topic: order-summaries)\n      <-- summaries.to_stream5\n"
 
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
