@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -129,26 +130,8 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 
 // assignSubTopologies groups nodes connected by edges or shared stores.
 func (g *describeGraph) assignSubTopologies() {
-	parent := make([]int, len(g.nodes))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra < rb {
-			parent[rb] = ra
-		} else if rb < ra {
-			parent[ra] = rb
-		}
-	}
+	sets := unionfind.New(len(g.nodes))
+	find, union := sets.Find, sets.Union
 	storeOwner := map[string]int{}
 	for _, d := range g.nodes {
 		for _, c := range d.children {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -275,29 +276,8 @@ func (tp *Topology) SubTopologyOf(topic string) *SubTopology {
 // stores, numbering the groups in order of their first node (Kafka Streams
 // numbers sub-topologies in the order their sources were added).
 func computeSubTopologies(b *Builder) []*SubTopology {
-	parent := make([]int, len(b.nodes))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, c int) {
-		ra, rc := find(a), find(c)
-		if ra == rc {
-			return
-		}
-		if ra < rc {
-			parent[rc] = ra
-		} else {
-			parent[ra] = rc
-		}
-	}
+	sets := unionfind.New(len(b.nodes))
+	find, union := sets.Find, sets.Union
 	storeOwner := map[string]int{}
 	for _, n := range b.nodes {
 		for _, p := range n.Parents {
