@@ -47,10 +47,11 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	if err != nil {
 		return nil, fmt.Errorf("streamgen: state store %q: open pebble: %w", name, err)
 	}
-	e := &pebbleEngine{db: db, wo: pebble.NoSync}
-	if o.Sync {
-		e.wo = pebble.Sync
-	}
+	// Always a synced commit: it is the only way to make Pebble write the
+	// batch to its WAL file before Commit returns (NoSync leaves it in a
+	// 32 KiB in-process buffer, lost with the process). Unless o.Sync, the
+	// WAL's fsync is skipped (walWriteThroughFS).
+	e := &pebbleEngine{db: db, wo: pebble.Sync}
 	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
 		db.Close()
 		return nil, err

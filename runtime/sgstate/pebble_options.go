@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Defaults of PebbleOptions. Pebble's own defaults are tuned for large
@@ -43,8 +44,9 @@ type PebbleOptions struct {
 	BloomBitsPerKey int
 	// Sync makes Commit wait for fsync. Default false: commits are written
 	// to the OS but not synced, because the Kafka changelog is the durable
-	// copy; after an OS crash the store is behind but consistent (data and
-	// checkpoint are one atomic batch), and restoration replays the rest.
+	// copy; a killed process loses nothing, and after an OS crash the store
+	// is behind but consistent (data and checkpoint are one atomic batch),
+	// and restoration replays the rest.
 	Sync bool
 	// Fingerprint is the record-schema fingerprint of this store, recorded
 	// on first open; opening a store whose recorded fingerprint differs
@@ -126,6 +128,13 @@ func (o PebbleOptions) pebbleOptions(logger *slog.Logger) *pebble.Options {
 			}
 		}
 	}
+	if !o.Sync {
+		fs := po.FS
+		if fs == nil {
+			fs = vfs.Default
+		}
+		po.FS = walWriteThroughFS{fs}
+	}
 	if po.Logger == nil && po.LoggerAndTracer == nil {
 		if logger == nil {
 			logger = slog.New(slog.DiscardHandler)
@@ -153,3 +162,41 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	p.l.Error(msg, "component", "pebble")
 	panic("streamgen: pebble: " + msg)
 }
+
+// walWriteThroughFS gives Pebble WAL files whose fsync does nothing. Stores
+// commit with pebble.Sync, the only way to make Pebble write a batch to the
+// WAL file before the commit returns: with pebble.NoSync it stays in an
+// in-process buffer until 32 KiB of WAL accumulate, and SIGKILL loses every
+// commit since (measured: a store killed after seconds of commits reopened
+// with no checkpoint at all). The write reaches the OS; only the fsync,
+// which guards against OS crashes, is skipped. Other files (MANIFEST, SSTs)
+// are synced as usual.
+type walWriteThroughFS struct{ vfs.FS }
+
+// walCategory is the DiskWriteCategory Pebble creates WAL files with.
+const walCategory vfs.DiskWriteCategory = "pebble-wal"
+
+func (fs walWriteThroughFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, c)
+	return wrapWAL(f, err, c)
+}
+
+func (fs walWriteThroughFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.ReuseForWrite(oldname, newname, c)
+	return wrapWAL(f, err, c)
+}
+
+func (fs walWriteThroughFS) Unwrap() vfs.FS { return fs.FS }
+
+func wrapWAL(f vfs.File, err error, c vfs.DiskWriteCategory) (vfs.File, error) {
+	if err != nil || c != walCategory {
+		return f, err
+	}
+	return writeThroughFile{f}, nil
+}
+
+type writeThroughFile struct{ vfs.File }
+
+func (writeThroughFile) Sync() error                { return nil }
+func (writeThroughFile) SyncData() error            { return nil }
+func (writeThroughFile) SyncTo(int64) (bool, error) { return false, nil }
