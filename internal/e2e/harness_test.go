@@ -421,12 +421,28 @@ func (p *proc) exited() bool {
 // stop sends SIGTERM and waits for a clean exit.
 func (p *proc) stop(timeout time.Duration) {
 	p.t.Helper()
+	if err := p.terminate(timeout); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// terminate is stop for other goroutines than the test's: it returns what
+// went wrong.
+func (p *proc) terminate(timeout time.Duration) error {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		p.t.Fatalf("SIGTERM %s: %v", p.name, err)
+		return fmt.Errorf("SIGTERM %s: %v", p.name, err)
 	}
-	if err := p.wait(timeout); err != nil {
-		p.t.Fatalf("%s after SIGTERM: %v", p.name, err)
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		return fmt.Errorf("%s did not exit within %s of SIGTERM", p.name, timeout)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waitErr != nil {
+		return fmt.Errorf("%s after SIGTERM: %v", p.name, p.waitErr)
+	}
+	return nil
 }
 
 // kill9 kills the process with SIGKILL and waits until it is gone.
