@@ -40,6 +40,8 @@ type topoGen struct {
 	declared map[*spec.Store]bool
 	// read marks the nodes some other node reads.
 	read map[*spec.Node]bool
+	// hooks are the app's on_start functions.
+	hooks []jen.Code
 }
 
 type funcAssert struct {
@@ -87,6 +89,14 @@ func generateTopology(c *genCtx) error {
 	}
 	if len(c.diags) > 0 {
 		return nil
+	}
+	hookSig := roleSig{
+		params:  []jen.Code{jen.Id("ctx").Qual("context", "Context")},
+		results: []jen.Code{jen.Error()},
+		desc:    string(spec.RoleOnStart),
+	}
+	for _, f := range prog.App.OnStart {
+		g.hooks = append(g.hooks, g.fn(&spec.Node{Name: "app.on_start", Pos: f.Pos}, f, hookSig))
 	}
 	for _, name := range []string{"AppID", "BuildTopology", "NewApp", "topologyDescription", "main"} {
 		c.pkgScope.reserve(&c.diags, name, "generated topology identifier", prog.Pos)
@@ -1007,6 +1017,9 @@ func (g *topoGen) emitApp() {
 	}
 	if app.DeadLetterTopic != "" {
 		d[jen.Id("DeadLetterTopic")] = jen.Lit(app.DeadLetterTopic)
+	}
+	if len(g.hooks) > 0 {
+		d[jen.Id("OnStart")] = jen.Index().Func().Params(jen.Qual("context", "Context")).Error().Values(g.hooks...)
 	}
 	f.Comment("topologyDescription is what `streamgen describe` prints for this spec.")
 	f.Const().Id("topologyDescription").Op("=").Lit(desc)

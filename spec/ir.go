@@ -82,6 +82,10 @@ type App struct {
 	OnProcessingError      ErrorPolicy   // default fail
 	DeadLetterTopic        string        // required if either policy is dead_letter
 	InvalidTimestamp       TimestampPolicy
+	// OnStart are user functions run once when `run` starts, after the
+	// topics are checked and before any record is processed (Faust's
+	// @app.task): func(ctx context.Context) error, role RoleOnStart.
+	OnStart []*Func
 }
 
 // TypeKind is the kind of a spec type.
@@ -365,7 +369,8 @@ const (
 	RoleTopic         FuncRole = "topic_chooser"     // func(key K, value V) string
 	RoleForeignKey    FuncRole = "foreign_key"       // func(value V) K2
 	RoleProcessor     FuncRole = "processor"         // func() <processor interface of the runtime>
-	RoleStore         FuncRole = "store"             // func() <store interface of the runtime>
+	RoleStore         FuncRole = "store"
+	RoleOnStart       FuncRole = "on_start" // func() <store interface of the runtime>
 )
 
 // Func is user logic: either the name of a Go function in the user's package

@@ -266,7 +266,7 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 		OnProcessingError:      PolicyFail,
 		InvalidTimestamp:       TimestampFail,
 	}
-	o := p.object(n, "app", "id", "guarantee", "commit_interval", "on_error", "invalid_timestamp")
+	o := p.object(n, "app", "id", "guarantee", "commit_interval", "on_error", "invalid_timestamp", "on_start")
 	if o == nil {
 		return app
 	}
@@ -284,6 +284,16 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 	}
 	if ts, ok := o.enum("invalid_timestamp", string(TimestampFail), string(TimestampSkip), string(TimestampPartitionTime)); ok {
 		app.InvalidTimestamp = TimestampPolicy(ts)
+	}
+	if items, ok := o.list("on_start"); ok {
+		for _, it := range items {
+			name := it.Value
+			if it.Kind != yaml.ScalarNode || !isIdent(name) || token.IsKeyword(name) {
+				p.errf(p.pos(it), "app: on_start: want the name of a Go function, got %q", name)
+				continue
+			}
+			app.OnStart = append(app.OnStart, &Func{Pos: p.pos(it), Role: RoleOnStart, Name: name})
+		}
 	}
 	if o.has("on_error") {
 		oe := p.object(o.val("on_error"), "app: on_error", "deserialization", "processing", "dead_letter_topic")

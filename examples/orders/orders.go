@@ -9,9 +9,17 @@ package main
 //go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 )
+
+// Announce is the app's on-start hook: it runs once when `run` starts,
+// before any record is processed.
+func Announce(ctx context.Context) error {
+	slog.Info("orders app starting: dropping tombstones and upper-casing item names")
+	return nil
+}
 
 // UpperOrder returns a copy of the order with upper-cased item names.
 func UpperOrder(key string, value *Order) *Order {

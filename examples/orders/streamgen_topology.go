@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
@@ -49,9 +50,11 @@ func timestampOrders(key string, value *Order, valueNull bool, recordTs int64) i
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:54:20: action of node "processed.peek3"
+	// streamgen.yaml:9:14: on_start of node "app.on_start"
+	_ func(ctx context.Context) error = Announce
+	// streamgen.yaml:55:20: action of node "processed.peek3"
 	_ func(key string, value *Order) = LogOrder
-	// streamgen.yaml:53:26: value_mapper of node "processed.map_values2"
+	// streamgen.yaml:54:26: value_mapper of node "processed.map_values2"
 	_ func(key string, value *Order) *Order = UpperOrder
 )
 
@@ -67,6 +70,7 @@ func NewApp() *sgapp.App {
 		Guarantee:       "exactly_once_v2",
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
+		OnStart:         []func(context.Context) error{Announce},
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]())},

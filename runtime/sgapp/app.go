@@ -4,6 +4,7 @@
 package sgapp
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -36,6 +37,9 @@ type App struct {
 	Processing      sgstream.Policy
 	DeadLetterTopic string
 	InvalidTime     sgstream.TimestampPolicy
+	// OnStart are the spec's app.on_start functions: run once by `run`
+	// before processing starts.
+	OnStart []func(ctx context.Context) error
 	// Run starts the application on Kafka; it is set by the engine package
 	// the generated main links (nil in builds without an engine).
 	Run func(app *App, args []string, stdout, stderr io.Writer) int

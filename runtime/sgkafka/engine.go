@@ -52,6 +52,10 @@ var ErrConfig = errors.New("streamgen: configuration error")
 type Config struct {
 	// Brokers are the seed brokers.
 	Brokers []string
+	// OnStart functions run once, in order, after the topics are checked
+	// and global tables are caught up, before any task processes a record
+	// (the spec's app.on_start, Faust's @app.task). An error stops the run.
+	OnStart []func(ctx context.Context) error
 	// ApplicationID is the consumer group and the prefix of internal
 	// topics (default: the topology's app id).
 	ApplicationID string
@@ -297,6 +301,11 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			return err
 		}
 		e.global = g
+	}
+	for i, hook := range e.cfg.OnStart {
+		if err := hook(ctx); err != nil {
+			return fmt.Errorf("streamgen: on_start hook %d: %w", i+1, err)
+		}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -245,7 +245,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: app.Deserialization, Processing: app.Processing,
 		DeadLetterTopic: app.DeadLetterTopic, InvalidTime: app.InvalidTime,
-		IdleExit: f.untilIdle,
+		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
 	e, err := New(tp, cfg)
 	if err != nil {
