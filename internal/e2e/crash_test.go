@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streamgen/streamgen/internal/kafkatest"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // restoreSpan is one store restoration the engine logged ("restoring
@@ -43,9 +46,11 @@ func restoreSpans(t *testing.T, p *proc) []restoreSpan {
 // exactly the committed records between the checkpoint and the end. The
 // output must still be exactly once (order-counts 1..n per user).
 //
-// The restart waits out the group's session timeout (45 s, franz-go's
-// default): the killed member never leaves the group, and the engine has no
-// static membership that would let its successor take its place at once.
+// A killed member stays in the group until its session times out (45 s,
+// franz-go's default; the engine has no static membership that would let
+// its successor take its place at once), and the restarted instance gets no
+// partitions before. The test evicts it right after the kill, as an
+// operator would, so the wait does not cost every `make test` 45 s.
 func TestKill9RestoresOnlyTheTail(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	bin, appID := orderCountsSetup(t)
@@ -59,12 +64,14 @@ func TestKill9RestoresOnlyTheTail(t *testing.T) {
 	}
 	first := start("first instance")
 	first.waitLog(60*time.Second, "RUNNING", isRunning)
+	members := groupMembers(t, appID)
 	began := time.Now()
 	produceAtPace(t, orders[:8000], 4000, func(i int) {
 		if i == 6000 {
 			// Mid-run: records keep arriving, transactions are open.
 			watch.waitFor(t, 2000, 30*time.Second)
 			first.kill9()
+			evict(t, appID, members)
 			t.Logf("%.1fs: killed after %d orders produced, %d counts committed", time.Since(began).Seconds(), i, watch.n.Load())
 		}
 	})
@@ -115,4 +122,52 @@ func TestKill9RestoresOnlyTheTail(t *testing.T) {
 		t.Errorf("restored %d of %d changelog records (%d skipped): not only the tail", n, len(recs), skipped)
 	}
 	checkExactlyOnce(t, final)
+}
+
+// groupMembers lists the member ids of a consumer group.
+func groupMembers(t *testing.T, group string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gs, err := admin(t).DescribeGroups(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range gs[group].Members {
+		ids = append(ids, m.MemberID)
+	}
+	if len(ids) == 0 {
+		t.Fatalf("group %s has no members", group)
+	}
+	return ids
+}
+
+// evict removes members from a group (LeaveGroup on their behalf, what the
+// coordinator does itself when their session times out).
+func evict(t *testing.T, group string, ids []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = group
+	for _, id := range ids {
+		m := kmsg.NewLeaveGroupRequestMember()
+		m.MemberID = id
+		reason := "killed by the test"
+		m.Reason = &reason
+		req.Members = append(req.Members, m)
+	}
+	resp, err := req.RequestWith(ctx, kafkatest.Client(t))
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		for _, m := range resp.Members {
+			if err == nil {
+				err = kerr.ErrorForCode(m.ErrorCode)
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("evicting %v from %s: %v", ids, group, err)
+	}
 }

@@ -137,7 +137,7 @@ func runExample(t *testing.T, ex exampleCase) {
 	if d := diffSequences(wantExact, exact); d != "" {
 		t.Fatalf("run differs from replay: %s", d)
 	}
-	t.Logf("%s: %d records on %d topics equal replay's", ex.name, len(got), len(ex.outputs))
+	t.Logf("%s: %d records on %d topics checked against replay", ex.name, len(got), len(ex.outputs))
 }
 
 func contains(list []string, s string) bool {

@@ -116,19 +116,21 @@ func produceAtPace(t *testing.T, orders []countOrder, perSecond int, at func(i i
 	}
 }
 
-// countWatcher follows order-counts read_committed and counts its records.
-type countWatcher struct {
-	n    atomic.Int64
-	stop context.CancelFunc
-	done chan struct{}
+// topicWatcher follows a topic read_committed and counts its records.
+type topicWatcher struct {
+	topic string
+	n     atomic.Int64
+	done  chan struct{}
 }
 
-func watchCounts(t *testing.T) *countWatcher {
+func watchCounts(t *testing.T) *topicWatcher { return watchTopic(t, "order-counts") }
+
+func watchTopic(t *testing.T, topic string) *topicWatcher {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &countWatcher{stop: cancel, done: make(chan struct{})}
-	cl := kafkatest.Client(t, kgo.ConsumeTopics("order-counts"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond))
+	w := &topicWatcher{topic: topic, done: make(chan struct{})}
+	cl := kafkatest.Client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(100*time.Millisecond))
 	go func() {
 		defer close(w.done)
 		for ctx.Err() == nil {
@@ -140,15 +142,17 @@ func watchCounts(t *testing.T) *countWatcher {
 	return w
 }
 
-func (w *countWatcher) waitFor(t *testing.T, n int64, timeout time.Duration) {
+// waitFor waits until n records were read and returns when that was seen.
+func (w *topicWatcher) waitFor(t *testing.T, n int64, timeout time.Duration) time.Time {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for w.n.Load() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("order-counts has %d committed records after %s, want %d", w.n.Load(), timeout, n)
+			t.Fatalf("%s has %d committed records after %s, want %d", w.topic, w.n.Load(), timeout, n)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
+	return time.Now()
 }
 
 // checkExactlyOnce reads order-counts read_committed and checks that every
