@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -24,7 +25,21 @@ type task struct {
 	// end is the next offset of each changelog partition this task wrote
 	// or restored to: the checkpoint Task.Commit records.
 	end map[string]int64
+	// waitSince is when the task first held records while another of its
+	// partitions had none buffered (zero when not waiting).
+	waitSince time.Time
 }
+
+// partitionWait bounds how long a task with records on some partitions
+// waits for records on its empty ones before it processes anyway. Choosing
+// the next record by head timestamp only works when every partition has a
+// head: a join whose two sides arrive in different fetches would otherwise
+// see one side's whole backlog first and expire the other's records. Kafka
+// Streams (KIP-695) waits while an empty partition's lag is unknown or
+// positive; franz-go does not expose per-partition lag cheaply, so this
+// waits a bounded time instead. Buffered records are always processed
+// before a commit, so waiting never commits an unprocessed offset.
+const partitionWait = 500 * time.Millisecond
 
 type queue struct {
 	topic string
@@ -171,7 +186,24 @@ func (tk *task) buffered() bool {
 // next picks the buffered record with the smallest head timestamp across
 // the task's partitions (Kafka Streams' PartitionGroup with
 // max.task.idle.ms=0: only partitions with buffered records compete).
-func (tk *task) next() *kgo.Record {
+func (tk *task) next(force bool) *kgo.Record {
+	if !force && len(tk.queues) > 1 {
+		empty := 0
+		for _, q := range tk.queues {
+			if q.empty() {
+				empty++
+			}
+		}
+		switch {
+		case empty == 0 || empty == len(tk.queues):
+			tk.waitSince = time.Time{}
+		case tk.waitSince.IsZero():
+			tk.waitSince = time.Now()
+			return nil
+		case time.Since(tk.waitSince) < partitionWait:
+			return nil
+		}
+	}
 	var best *queue
 	for _, q := range tk.queues {
 		if q.empty() {
@@ -196,11 +228,13 @@ func (tk *task) clearQueues() {
 	}
 }
 
-// process runs every buffered record through the task.
-func (tk *task) process() (int, error) {
+// process runs buffered records through the task, in head-timestamp
+// order; unless force is set it may hold them while another partition of
+// the task is empty (see partitionWait).
+func (tk *task) process(force bool) (int, error) {
 	n := 0
 	for {
-		r := tk.next()
+		r := tk.next(force)
 		if r == nil {
 			return n, nil
 		}

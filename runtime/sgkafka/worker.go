@@ -196,7 +196,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		for _, id := range w.taskIDs() {
 			tk := w.tasks[id]
-			cnt, err := tk.process()
+			cnt, err := tk.process(false)
 			w.e.processed.Add(int64(cnt))
 			if err != nil {
 				w.abort()
@@ -474,6 +474,15 @@ func (w *worker) reopenAll() {
 func (w *worker) commit() error {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
+	// Everything polled is processed before its offset is committed.
+	for _, id := range w.taskIDs() {
+		cnt, err := w.tasks[id].process(true)
+		w.e.processed.Add(int64(cnt))
+		if err != nil {
+			w.abort()
+			return err
+		}
+	}
 	for _, id := range w.taskIDs() {
 		if err := w.tasks[id].t.FlushCaches(); err != nil {
 			w.abort()
