@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
+	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -279,7 +280,7 @@ func (p *printer) print(w io.Writer, r *kgo.Record) error {
 			l.Headers[h.Key] = string(h.Value)
 		}
 	}
-	b, err := json.Marshal(l)
+	b, err := sgreplay.MarshalJSON(l)
 	if err != nil {
 		return err
 	}

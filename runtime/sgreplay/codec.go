@@ -86,7 +86,7 @@ func decodeJSON[T any](s serdes.Serde[T], b []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return MarshalJSON(v)
 }
 
 // WindowedTopic makes the codec of a topic whose keys are windowed, as
@@ -153,7 +153,7 @@ func (c *windowedCodec[K, V]) DecodeJSON(k, v []byte) (key, value json.RawMessag
 		if w.Key, err = decodeJSON(c.key, base); err != nil {
 			return nil, nil, fmt.Errorf("key: %w", err)
 		}
-		if key, err = json.Marshal(w); err != nil {
+		if key, err = MarshalJSON(w); err != nil {
 			return nil, nil, err
 		}
 	}

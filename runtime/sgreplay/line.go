@@ -108,5 +108,18 @@ func Format(c TopicCodec, topic string, partition *int32, key, value []byte, tim
 			l.Headers[h.Key] = string(h.Value)
 		}
 	}
-	return json.Marshal(l)
+	return MarshalJSON(l)
+}
+
+// MarshalJSON encodes v as JSON without HTML escaping, so an output line
+// shows "a <- b" and "&" as written instead of \u003c and \u0026: replay
+// and --print output is read by people and by diff, never embedded in HTML.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
