@@ -71,6 +71,15 @@ type Config struct {
 	CacheMaxBytes int64
 	// Workers is the number of stream threads (group members) (default 1).
 	Workers int
+	// GroupInstanceID makes the workers static group members (Kafka's
+	// group.instance.id): a member restarted under the same id within the
+	// session timeout gets its partitions back without a rebalance, and a
+	// static member does not leave the group when it stops. With several
+	// workers, worker i uses <id>-<i>. Empty: dynamic members.
+	GroupInstanceID string
+	// SessionTimeout is how long the group waits for a silent member
+	// before it rebalances its partitions away (default 45 s, Kafka's).
+	SessionTimeout time.Duration
 	// Logger receives the engine's logs (default: discard).
 	Logger *slog.Logger
 	// ClientOpts are extra franz-go options for every client (TLS, SASL).

@@ -30,6 +30,8 @@ type runFlags struct {
 	commitInterval                      time.Duration
 	cacheBytes                          int64
 	workers                             int
+	groupInstanceID                     string
+	sessionTimeout                      time.Duration
 	tlsCA, tlsCert, tlsKey              string
 	saslMech, saslUser                  string
 	saslPass, saslPassFile              string
@@ -119,6 +121,16 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 		return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
 	}
 	fs.IntVar(&f.workers, "workers", workers, "stream threads (env STREAMGEN_WORKERS)")
+	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
+	st := 45 * time.Second
+	if v := env("SESSION_TIMEOUT", ""); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_SESSION_TIMEOUT: %v", err)
+		}
+		st = d
+	}
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", st, "how long the group waits for a silent member before moving its tasks (env STREAMGEN_SESSION_TIMEOUT)")
 	fs.StringVar(&f.tlsCA, "tls-ca", env("TLS_CA", ""), "PEM file of CAs to trust; enables TLS (env STREAMGEN_TLS_CA)")
 	fs.StringVar(&f.tlsCert, "tls-cert", env("TLS_CERT", ""), "PEM client certificate; enables TLS (env STREAMGEN_TLS_CERT)")
 	fs.StringVar(&f.tlsKey, "tls-key", env("TLS_KEY", ""), "PEM client key (env STREAMGEN_TLS_KEY)")
@@ -154,6 +166,9 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	}
 	if !f.embedded && f.brokers == "" {
 		return nil, fs, fmt.Errorf("streamgen: run: no brokers: set --brokers or STREAMGEN_BROKERS, or use --embedded")
+	}
+	if f.sessionTimeout <= 0 {
+		return nil, fs, fmt.Errorf("streamgen: run: --session-timeout %s: want a positive duration", f.sessionTimeout)
 	}
 	if f.workers < 1 {
 		return nil, fs, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
@@ -242,6 +257,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg := Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
+		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout,
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: app.Deserialization, Processing: app.Processing,
 		DeadLetterTopic: app.DeadLetterTopic, InvalidTime: app.InvalidTime,

@@ -111,6 +111,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 			w.settled.Store(false)
 		}),
 	)
+	opts = append(opts, e.membershipOpts(idx)...)
 	var err error
 	if w.eos {
 		opts = append(opts,
