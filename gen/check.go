@@ -1,12 +1,16 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
+	"go/format"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -27,7 +31,7 @@ func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte, bui
 	if err != nil {
 		return err
 	}
-	if len(c.funcAsserts) == 0 {
+	if len(c.funcAsserts) == 0 && len(c.inlineExprs) == 0 {
 		return nil
 	}
 	abs, err := filepath.Abs(dir)
@@ -82,7 +86,85 @@ func CheckUserFuncs(prog *spec.Program, dir string, files map[string][]byte, bui
 			diags.add(a.pos, "%s of node %q: function %q has signature %s, want %s", a.role, a.node.Name, a.name, got, want)
 		}
 	}
+	exprErrors(&diags, c.inlineExprs, pkg, files[topologyFileName], filepath.Join(abs, topologyFileName))
 	return diags.err()
+}
+
+// exprErrors reports the type errors the Go compiler would find inside the
+// topology's inline expressions (an undefined name, a package missing from
+// `imports:`, a wrong result type) at the spec position of the expression,
+// so a spec mistake never surfaces as an error in generated code. An
+// error is matched to an expression by the generated line it is on, which
+// holds the expression as gofmt prints it; errors elsewhere are left to
+// the compiler.
+func exprErrors(diags *Diagnostics, exprs []*funcAssert, pkg *packages.Package, src []byte, file string) {
+	if len(exprs) == 0 || len(pkg.Errors) == 0 {
+		return
+	}
+	lines := strings.Split(string(src), "\n")
+	reported := map[string]bool{}
+	for _, e := range pkg.Errors {
+		if e.Kind != packages.TypeError {
+			continue
+		}
+		path, line, ok := errorLine(e.Pos)
+		if !ok || path != file || line < 1 || line > len(lines) {
+			continue
+		}
+		for _, x := range exprs {
+			printed := printedExpr(x.name)
+			if printed == "" || !strings.Contains(lines[line-1], printed) {
+				continue
+			}
+			key := x.pos.String() + e.Msg
+			if !reported[key] {
+				reported[key] = true
+				msg := e.Msg
+				if name, ok := strings.CutPrefix(msg, "undefined: "); ok && !strings.Contains(name, ".") {
+					msg += fmt.Sprintf(" (if %s is a package, add its import path to the spec's imports:)", name)
+				}
+				diags.add(x.pos, "%s of node %q: expression %q: %s", x.role, x.node.Name, x.name, msg)
+			}
+			break
+		}
+	}
+}
+
+// errorLine splits a packages.Error position, file:line:col.
+func errorLine(pos string) (file string, line int, ok bool) {
+	rest, _, found := cutLastColon(pos) // drop the column
+	if !found {
+		return "", 0, false
+	}
+	file, num, found := cutLastColon(rest)
+	if !found {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return file, n, err == nil
+}
+
+func cutLastColon(s string) (before, after string, found bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// printedExpr is the first line of an expression as gofmt prints it in the
+// generated file.
+func printedExpr(src string) string {
+	x, err := parser.ParseExpr(src)
+	if err != nil {
+		return ""
+	}
+	var buf bytes.Buffer
+	if err := format.Node(&buf, token.NewFileSet(), x); err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	return first
 }
 
 // assertedTypes returns, in order, the types of the signature assertions

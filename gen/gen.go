@@ -126,6 +126,9 @@ type genCtx struct {
 	// signature each must have, in the order they are asserted in the
 	// topology file (set by generateTopology; read by CheckUserFuncs).
 	funcAsserts []*funcAssert
+	// inlineExprs are the topology's inline expressions (`expr:`), for
+	// CheckUserFuncs to report their type errors at the spec position.
+	inlineExprs []*funcAssert
 }
 
 // steps are the generator steps, run in order. Each adds files to the

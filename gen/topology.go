@@ -368,6 +368,7 @@ func (g *topoGen) fn(n *spec.Node, f *spec.Func, sig roleSig) jen.Code {
 		return jen.Id(f.Name)
 	}
 	g.noteImports(f)
+	g.c.inlineExprs = append(g.c.inlineExprs, &funcAssert{name: f.Expr, node: n, pos: f.Pos, role: f.Role})
 	lit := jen.Func().Params(sig.params...)
 	switch len(sig.results) {
 	case 0:
@@ -983,6 +984,8 @@ func timestampPolicyLit(p spec.TimestampPolicy) jen.Code {
 		return jen.Qual(pathSgstream, "TimestampSkip")
 	case spec.TimestampPartitionTime:
 		return jen.Qual(pathSgstream, "TimestampPartitionTime")
+	case spec.TimestampDeadLetter:
+		return jen.Qual(pathSgstream, "TimestampDeadLetter")
 	}
 	return jen.Qual(pathSgstream, "TimestampFail")
 }
