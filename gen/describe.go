@@ -1,28 +1,27 @@
 package gen
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
+	"github.com/streamgen/streamgen/internal/topodesc"
 	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/spec"
 )
 
 // Describe renders the topology of prog in the spirit of Kafka Streams'
 // Topology#describe: sub-topologies, each with its sources, processors (and
-// the stores they use) and sinks. format is "text" or "mermaid". The text is
-// also embedded into generated code so an application's `describe` command
-// prints exactly what `streamgen describe` does.
+// the stores they use) and sinks. format is "text", "mermaid" or "dot"
+// (internal/topodesc renders all three). The text is also embedded into
+// generated code; an application's `describe` command parses it back and
+// renders the same pictures, so it prints exactly what `streamgen describe`
+// does in every format.
 func Describe(prog *spec.Program, format string) (string, error) {
-	g := buildDescribeGraph(prog)
-	switch format {
-	case "text", "":
-		return g.text(), nil
-	case "mermaid":
-		return g.mermaid(), nil
-	}
-	return "", fmt.Errorf("streamgen: unknown describe format %q (want text or mermaid)", format)
+	return DescribeGraph(prog).Render(format)
+}
+
+// DescribeGraph is the topology of prog as the renderers see it.
+func DescribeGraph(prog *spec.Program) *topodesc.Graph {
+	return buildDescribeGraph(prog).export()
 }
 
 // dnode is one line of the description: a source, processor or sink.
@@ -159,94 +158,28 @@ func (g *describeGraph) assignSubTopologies() {
 	}
 }
 
-func names(ds []*dnode) string {
-	s := make([]string, len(ds))
-	for i, d := range ds {
-		s[i] = d.name
-	}
-	sort.Strings(s)
-	return strings.Join(s, ", ")
-}
-
-func (g *describeGraph) text() string {
-	var b strings.Builder
-	b.WriteString("Topologies:\n")
-	for i, sub := range g.subs {
-		fmt.Fprintf(&b, "   Sub-topology: %d\n", i)
+// export converts the graph for the renderers, in sub-topology order.
+// Stores of table sources are left out: the text, which the generated
+// binary renders its pictures from, has never shown them (Kafka Streams
+// shows a source's topics only), and every format must agree.
+func (g *describeGraph) export() *topodesc.Graph {
+	out := &topodesc.Graph{}
+	for _, sub := range g.subs {
+		var ns []*topodesc.Node
 		for _, d := range sub {
-			switch d.kind {
-			case "Source":
-				fmt.Fprintf(&b, "    Source: %s (topics: [%s])\n", d.name, strings.Join(d.topics, ", "))
-			case "Sink":
-				fmt.Fprintf(&b, "    Sink: %s (topic: %s)\n", d.name, strings.Join(d.topics, ", "))
-			default:
-				fmt.Fprintf(&b, "    Processor: %s (stores: [%s])\n", d.name, strings.Join(d.stores, ", "))
+			n := &topodesc.Node{Name: d.name, Kind: d.kind, Topics: d.topics}
+			if d.kind == "Processor" {
+				n.Stores = d.stores
 			}
-			if len(d.children) > 0 {
-				fmt.Fprintf(&b, "      --> %s\n", names(d.children))
-			} else if d.kind != "Sink" {
-				b.WriteString("      --> none\n")
+			for _, c := range d.children {
+				n.Children = append(n.Children, c.name)
 			}
-			if len(d.parents) > 0 {
-				fmt.Fprintf(&b, "      <-- %s\n", names(d.parents))
-			} else if d.kind != "Source" {
-				b.WriteString("      <-- none\n")
-			}
+			sort.Strings(n.Children)
+			ns = append(ns, n)
 		}
+		out.Subs = append(out.Subs, ns)
 	}
-	return b.String()
-}
-
-// mermaid renders a flowchart: topics as stadium shapes, stores as
-// cylinders, one subgraph per sub-topology.
-func (g *describeGraph) mermaid() string {
-	var b strings.Builder
-	b.WriteString("flowchart TD\n")
-	id := func(prefix, name string) string {
-		var sb strings.Builder
-		sb.WriteString(prefix)
-		for _, r := range name {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-				sb.WriteRune(r)
-			} else {
-				sb.WriteByte('_')
-			}
-		}
-		return sb.String()
-	}
-	topics := map[string]bool{}
-	stores := map[string]bool{}
-	for i, sub := range g.subs {
-		fmt.Fprintf(&b, "  subgraph sub%d [Sub-topology %d]\n", i, i)
-		for _, d := range sub {
-			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id("n_", d.name), d.name)
-		}
-		b.WriteString("  end\n")
-	}
-	for _, d := range g.nodes {
-		for _, t := range d.topics {
-			if !topics[t] {
-				topics[t] = true
-				fmt.Fprintf(&b, "  %s([\"%s\"])\n", id("t_", t), t)
-			}
-			if d.kind == "Source" {
-				fmt.Fprintf(&b, "  %s --> %s\n", id("t_", t), id("n_", d.name))
-			} else {
-				fmt.Fprintf(&b, "  %s --> %s\n", id("n_", d.name), id("t_", t))
-			}
-		}
-		for _, s := range d.stores {
-			if !stores[s] {
-				stores[s] = true
-				fmt.Fprintf(&b, "  %s[(\"%s\")]\n", id("s_", s), s)
-			}
-			fmt.Fprintf(&b, "  %s -.- %s\n", id("n_", d.name), id("s_", s))
-		}
-		for _, c := range d.children {
-			fmt.Fprintf(&b, "  %s --> %s\n", id("n_", d.name), id("n_", c.name))
-		}
-	}
-	return b.String()
+	return out
 }
 
 // nodeStores lists the stores a node uses, in a fixed order.

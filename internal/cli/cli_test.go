@@ -125,7 +125,11 @@ func TestDescribe(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, "flowchart TD\n") || !strings.Contains(out, `t_in(["in"])`) {
 		t.Errorf("describe mermaid: exit %d\n%s", code, out)
 	}
-	if code, _, _ := run(t, dir, "describe", "-format", "dot"); code != ExitUsage {
+	code, out, _ = run(t, dir, "describe", "--format", "dot")
+	if code != ExitOK || !strings.HasPrefix(out, "digraph topology {\n") || !strings.Contains(out, `t_in -> n_in;`) {
+		t.Errorf("describe dot: exit %d\n%s", code, out)
+	}
+	if code, _, _ := run(t, dir, "describe", "-format", "png"); code != ExitUsage {
 		t.Errorf("unknown format: exit %d, want %d", code, ExitUsage)
 	}
 }

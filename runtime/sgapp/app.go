@@ -5,7 +5,6 @@ package sgapp
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/sgquery"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
@@ -26,6 +26,9 @@ type App struct {
 	// Topics are the codecs of every topic declared in the spec, inputs and
 	// outputs, for replay and the typed driver.
 	Topics []sgreplay.TopicCodec
+	// Stores are the queryable stores (interactive queries: `run
+	// --query-addr`), generated for every table and aggregation.
+	Stores []sgquery.Store
 	// Describe is the topology description (`streamgen describe`).
 	Describe string
 	// Guarantee is "at_least_once" or "exactly_once_v2".
@@ -63,7 +66,7 @@ const usage = `usage: %s <command> [flags]
 Commands:
   run        run the application on Kafka (see run -h)
   replay     read input records as JSON lines on stdin, write output records as JSON lines on stdout
-  describe   print the topology
+  describe   print the topology (--format text|mermaid|dot)
   help       show this help
 `
 
@@ -83,13 +86,7 @@ func MainIO(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	case "replay":
 		return replayCommand(app, args[1:], stdin, stdout, stderr)
 	case "describe":
-		fs := flag.NewFlagSet("describe", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		if err := fs.Parse(args[1:]); err != nil {
-			return 2
-		}
-		fmt.Fprint(stdout, app.Describe)
-		return 0
+		return describeCommand(app, args[1:], stdout, stderr)
 	case "run":
 		if app.Run == nil {
 			fmt.Fprintf(stderr, "%s: this build has no Kafka engine linked\n", prog)
