@@ -70,6 +70,8 @@ const (
 	TimestampFail          TimestampPolicy = "fail"
 	TimestampSkip          TimestampPolicy = "skip"
 	TimestampPartitionTime TimestampPolicy = "partition_time"
+	// TimestampDeadLetter writes the record to on_error.dead_letter_topic.
+	TimestampDeadLetter TimestampPolicy = "dead_letter"
 )
 
 // App holds application settings.
@@ -80,7 +82,7 @@ type App struct {
 	CommitInterval         time.Duration // 0 = runtime default for the guarantee
 	OnDeserializationError ErrorPolicy   // default fail
 	OnProcessingError      ErrorPolicy   // default fail
-	DeadLetterTopic        string        // required if either policy is dead_letter
+	DeadLetterTopic        string        // required if any policy (invalid_timestamp included) is dead_letter
 	InvalidTimestamp       TimestampPolicy
 	// OnStart are user functions run once when `run` starts, after the
 	// topics are checked and before any record is processed (Faust's

@@ -282,7 +282,7 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 		}
 		app.CommitInterval = d
 	}
-	if ts, ok := o.enum("invalid_timestamp", string(TimestampFail), string(TimestampSkip), string(TimestampPartitionTime)); ok {
+	if ts, ok := o.enum("invalid_timestamp", string(TimestampFail), string(TimestampSkip), string(TimestampPartitionTime), string(TimestampDeadLetter)); ok {
 		app.InvalidTimestamp = TimestampPolicy(ts)
 	}
 	if items, ok := o.list("on_start"); ok {
@@ -294,6 +294,10 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 			}
 			app.OnStart = append(app.OnStart, &Func{Pos: p.pos(it), Role: RoleOnStart, Name: name})
 		}
+	}
+	if app.InvalidTimestamp == TimestampDeadLetter && !o.has("on_error") {
+		p.errf(o.valPos("invalid_timestamp"), "app: invalid_timestamp is dead_letter but on_error.dead_letter_topic is not set")
+		p.hintf("add `on_error: {dead_letter_topic: <topic>}` under app, naming a declared topic")
 	}
 	if o.has("on_error") {
 		oe := p.object(o.val("on_error"), "app: on_error", "deserialization", "processing", "dead_letter_topic")
@@ -321,6 +325,10 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 					p.errf(oe.valPos(k), "app: on_error: %s is dead_letter but dead_letter_topic is not set", k)
 					p.hintf("add `dead_letter_topic: <topic>` under on_error, naming a declared topic")
 				}
+			}
+			if app.InvalidTimestamp == TimestampDeadLetter {
+				p.errf(o.valPos("invalid_timestamp"), "app: invalid_timestamp is dead_letter but on_error.dead_letter_topic is not set")
+				p.hintf("add `dead_letter_topic: <topic>` under on_error, naming a declared topic")
 			}
 		}
 	}

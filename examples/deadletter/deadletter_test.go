@@ -84,3 +84,43 @@ func TestTypedDriverDeadLetters(t *testing.T) {
 		t.Fatalf("second dead letter headers = %q, want offset 3 and a deserialization message", p4.Headers)
 	}
 }
+
+// TestTypedDriverDeadLettersNegativeTimestamp checks the spec's
+// invalid_timestamp: dead_letter: a payment whose timestamp is negative
+// goes to payments-dlq as it came, and the next one goes on.
+func TestTypedDriverDeadLettersNegativeTimestamp(t *testing.T) {
+	d, err := NewTestDriver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.PipePayments("p1", &Payment{OrderID: "o1", Amount: 1500}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.PipePayments("p2", &Payment{OrderID: "o2", Amount: 2500}, 2_000); err != nil {
+		t.Fatal(err)
+	}
+	large, err := d.ReadLargePayments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(large) != 1 || large[0].Key != "p2" {
+		t.Fatalf("large-payments = %+v, want p2 only", large)
+	}
+	dlq, err := d.ReadPaymentsDlq()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dlq) != 1 || string(dlq[0].Key) != "p1" || dlq[0].Timestamp != -1 {
+		t.Fatalf("payments-dlq = %+v, want p1 with its timestamp -1", dlq)
+	}
+	want := []sgstream.Header{
+		{Key: "streamgen.error.topic", Value: []byte("payments")},
+		{Key: "streamgen.error.partition", Value: []byte("0")},
+		{Key: "streamgen.error.offset", Value: []byte("0")},
+		{Key: "streamgen.error.message", Value: []byte("streamgen: invalid timestamp: extracted timestamp -1 is negative")},
+	}
+	if !reflect.DeepEqual(dlq[0].Headers, want) {
+		t.Fatalf("dead-letter headers:\n got %q\nwant %q", dlq[0].Headers, want)
+	}
+}

@@ -26,7 +26,7 @@ type TestDriver struct {
 
 // NewTestDriver builds the topology and a driver for it. The spec's error
 // policies apply (deserialization: dead_letter, processing: dead_letter, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
+// dead_letter) unless opts override them; close the driver when done.
 func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 	tp, err := sgstream.NewTopology(AppID, BuildTopology)
 	if err != nil {
@@ -34,7 +34,7 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 	}
 	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
 		sgstream.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyDeadLetter, "payments-dlq"),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
+		sgstream.InvalidTimestamps(sgstream.TimestampDeadLetter),
 	}, opts...)...)
 	if err != nil {
 		return nil, err

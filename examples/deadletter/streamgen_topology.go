@@ -35,7 +35,7 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:29:22: predicate of node "large.filter1"
+	// streamgen.yaml:30:22: predicate of node "large.filter1"
 	_ func(key string, value *Payment) bool = IsLarge
 )
 
@@ -51,7 +51,7 @@ func NewApp() *sgapp.App {
 		Deserialization: sgstream.PolicyDeadLetter,
 		Guarantee:       "at_least_once",
 		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
+		InvalidTime:     sgstream.TimestampDeadLetter,
 		Processing:      sgstream.PolicyDeadLetter,
 		Run:             sgkafka.Run,
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},

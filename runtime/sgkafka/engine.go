@@ -187,6 +187,8 @@ type Engine struct {
 	// first worker starts, read-only afterwards.
 	global        *globalThread
 	globalApplied atomic.Int64 // records of global topics applied
+
+	bad badRecords // bad records skipped and dead-lettered (badinput.go)
 }
 
 // New creates an engine for tp. It does not contact Kafka.
@@ -218,6 +220,9 @@ func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := cfg.checkPolicies(); err != nil {
+		return nil, err
 	}
 	if cfg.ReplicationFactor == 0 {
 		cfg.ReplicationFactor = -1
@@ -289,6 +294,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		if e.base != nil {
 			e.base.Close()
 		}
+		e.logTotals()
 		if err != nil {
 			e.setState(Error)
 		} else {

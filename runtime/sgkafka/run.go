@@ -39,6 +39,8 @@ type runFlags struct {
 	embedded                            bool
 	input, print                        string
 	untilIdle                           time.Duration
+	policies                            *policyFlags
+	errorPolicies                       errorPolicies
 }
 
 // env returns the value of STREAMGEN_<name>, or def.
@@ -145,6 +147,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	fs.StringVar(&f.input, "input", "", "produce the records of this replay-format JSON lines file before processing")
 	fs.StringVar(&f.print, "print", "", "print the records of these comma-separated topics (read committed) as JSON lines on stdout")
 	fs.DurationVar(&f.untilIdle, "until-idle", 0, "exit 0 once the input is processed and no record arrived for this long")
+	f.policies = addPolicyFlags(fs, app)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s run [flags]\n\nRuns the application on Kafka until SIGINT/SIGTERM.\n\nFlags:\n", app.ID)
 		fs.PrintDefaults()
@@ -172,6 +175,9 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	}
 	if f.workers < 1 {
 		return nil, fs, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
+	}
+	if f.errorPolicies, err = f.policies.resolve(); err != nil {
+		return nil, fs, err
 	}
 	return f, fs, nil
 }
@@ -259,8 +265,8 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
 		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout,
 		Logger: slogger, ClientOpts: sec,
-		Deserialization: app.Deserialization, Processing: app.Processing,
-		DeadLetterTopic: app.DeadLetterTopic, InvalidTime: app.InvalidTime,
+		Deserialization: f.errorPolicies.deser, Processing: f.errorPolicies.proc,
+		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
 	e, err := New(tp, cfg)

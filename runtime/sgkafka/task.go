@@ -28,6 +28,9 @@ type task struct {
 	// waitSince is when the task first held records while another of its
 	// partitions had none buffered (zero when not waiting).
 	waitSince time.Time
+	// counted is t.Stats when its bad records were last added to the
+	// engine's counters (Engine.countCommitted).
+	counted sgstream.TaskStats
 }
 
 // partitionWait bounds how long a task with records on some partitions

@@ -65,6 +65,11 @@ func (e *Engine) setup(ctx context.Context) error {
 			external = append(external, ts.Name)
 		}
 	}
+	if e.cfg.usesDeadLetter() {
+		// Checked with the sources and sinks: a missing dead-letter topic
+		// would otherwise surface at the first bad record.
+		external = append(external, e.cfg.DeadLetterTopic)
+	}
 	e.parts = map[string]int{}
 	e.changelogs = map[string]bool{}
 	if len(external) > 0 {

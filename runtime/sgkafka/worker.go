@@ -553,6 +553,7 @@ func (w *worker) commit() error {
 		if err := tk.t.Commit(tk.checkpoint()); err != nil {
 			return err
 		}
+		w.e.countCommitted(tk)
 	}
 	w.e.commits.Add(1)
 	w.lastCommit = time.Now()

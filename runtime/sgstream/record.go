@@ -1,5 +1,7 @@
 package sgstream
 
+import "reflect"
+
 // Header is a Kafka record header.
 type Header struct {
 	Key   string
@@ -50,12 +52,28 @@ type Windowed[K any] struct {
 // (a pointer type with an IsNil method that works on a nil receiver) is.
 // User functions return plain Go values, so this is how a mapper that
 // returns nil produces a tombstone.
+//
+// It runs for every record a mapper produces, so it must not allocate:
+// converting a string or a struct to an interface does, and most keys and
+// values are strings. Only pointer-shaped values (generated records are
+// pointers) are converted directly; for other types the interface check is
+// made on the type first, and the value is only converted if the type has
+// an IsNil method at all.
 func isNull[V any](v V) bool {
-	if n, ok := any(v).(nullable); ok {
-		return n.IsNil()
+	t := reflect.TypeFor[V]()
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		// Pointer-shaped: the conversion stores the pointer itself.
+		n, ok := any(v).(nullable)
+		return ok && n.IsNil()
 	}
-	return false
+	if !t.Implements(nullableType) {
+		return false
+	}
+	return any(v).(nullable).IsNil()
 }
 
 // nullable is implemented by generated record pointers (serdes.Record).
 type nullable interface{ IsNil() bool }
+
+var nullableType = reflect.TypeFor[nullable]()

@@ -68,6 +68,10 @@ const (
 	TimestampFail TimestampPolicy = iota
 	TimestampSkip
 	TimestampPartitionTime
+	// TimestampDeadLetter writes the record to the dead-letter topic, as
+	// the dead-letter policy does for records that fail to decode or
+	// process: a negative timestamp is bad input like those.
+	TimestampDeadLetter
 )
 
 // TaskConfig is what a task needs from its environment.
@@ -135,7 +139,7 @@ func (id TaskID) String() string { return strconv.Itoa(id.Sub) + "_" + strconv.I
 // TaskStats are a task's counters.
 type TaskStats struct {
 	Processed    int64 // records that entered a source node
-	Skipped      int64 // bad records skipped under the continue policy
+	Skipped      int64 // bad records skipped: continue policy, or invalid timestamp skipped
 	DeadLettered int64 // bad records written to the dead-letter topic
 	Dropped      int64 // records dropped by operators (late, null key …)
 }
@@ -338,6 +342,9 @@ func (t *Task) Process(raw *RawRecord) error {
 		}
 		if stopsTask(err) {
 			policy = PolicyFail
+			if errors.Is(err, ErrInvalidTimestamp) && t.cfg.InvalidTime == TimestampDeadLetter {
+				policy = PolicyDeadLetter
+			}
 		}
 		if herr := t.handle(policy, raw, err); herr != nil {
 			return herr
@@ -352,7 +359,8 @@ func (t *Task) Process(raw *RawRecord) error {
 // stopsTask reports whether err stops the task under every policy: these
 // are not errors of one record that skipping or dead-lettering could
 // contain. A negative timestamp under the fail timestamp policy is the
-// user's explicit choice to stop, and a full suppress buffer configured to
+// user's explicit choice to stop (under the dead_letter timestamp policy
+// Process dead-letters it instead), and a full suppress buffer configured to
 // shut down is Kafka's shutDownWhenFull, a StreamsException rather than a
 // processing error: skipping the record would silently lose the result the
 // buffer exists to hold back.
@@ -414,13 +422,12 @@ func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
 	if ts < 0 {
 		switch t.cfg.InvalidTime {
 		case TimestampSkip:
-			t.Stats.Dropped++
-			t.cfg.Logger.Warn("skipping record with negative timestamp", "topic", topic, "timestamp", ts)
+			t.skipInvalidTime(topic, ts)
 			return 0, false, nil
 		case TimestampPartitionTime:
 			pt, ok := t.partitionTime[topic]
 			if !ok || pt < 0 {
-				t.Stats.Dropped++
+				t.skipInvalidTime(topic, ts)
 				return 0, false, nil
 			}
 			ts = pt
@@ -435,6 +442,19 @@ func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
 		t.streamTime = ts
 	}
 	return ts, true, nil
+}
+
+// skipInvalidTime counts and logs a record skipped for its negative
+// timestamp. It is a bad record skipped like one under the continue policy,
+// so it counts in Skipped, and the log names where it is, as that policy's
+// log does.
+func (t *Task) skipInvalidTime(topic string, ts int64) {
+	t.Stats.Skipped++
+	attrs := []any{"topic", topic, "timestamp", ts}
+	if r := t.current; r != nil {
+		attrs = append(attrs, "partition", r.Partition, "offset", r.Offset)
+	}
+	t.cfg.Logger.Warn("skipping record with negative timestamp", attrs...)
 }
 
 // Commit makes the task's store writes durable and visible as committed

@@ -1,0 +1,84 @@
+package sgstream
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestInvalidTimestampPolicies checks what each invalid_timestamp policy
+// does with a record whose timestamp is negative: fail stops with an error
+// naming the record, skip and partition_time (with no partition time yet)
+// count it as a skipped bad record, dead_letter writes its original bytes
+// to the dead-letter topic with the error headers; the good record after
+// it goes through under every policy that does not fail.
+func TestInvalidTimestampPolicies(t *testing.T) {
+	build := func(b *Builder) { To(Source(b, "in", jvSrc("in")), "sink", "out", jvSink()) }
+	for _, tc := range []struct {
+		policy                TimestampPolicy
+		skipped, deadLettered int64
+	}{
+		{TimestampSkip, 1, 0},
+		{TimestampPartitionTime, 1, 0},
+		{TimestampDeadLetter, 0, 1},
+	} {
+		t.Run(tc.policy.String(), func(t *testing.T) {
+			d := newJDrv(t, build, ErrorPolicies(PolicyFail, PolicyFail, "dlq"), InvalidTimestamps(tc.policy))
+			d.pipe("in", "bad", "v0", -1)
+			d.pipe("in", "good", "v1", 10)
+			d.expectOut("good:v1@10")
+			var s TaskStats
+			for _, tk := range d.Tasks() {
+				s.Skipped += tk.Stats.Skipped
+				s.DeadLettered += tk.Stats.DeadLettered
+			}
+			if s.Skipped != tc.skipped || s.DeadLettered != tc.deadLettered {
+				t.Fatalf("skipped %d, dead-lettered %d; want %d, %d", s.Skipped, s.DeadLettered, tc.skipped, tc.deadLettered)
+			}
+			dlq := d.Output("dlq")
+			if int64(len(dlq)) != tc.deadLettered {
+				t.Fatalf("dead-letter topic holds %d records, want %d", len(dlq), tc.deadLettered)
+			}
+			if tc.deadLettered == 1 {
+				r := dlq[0]
+				if string(r.Key) != "bad" || string(r.Value) != string(jBytes("v0")) || r.Timestamp != -1 {
+					t.Fatalf("dead letter = %q:%q@%d, want the original record", r.Key, r.Value, r.Timestamp)
+				}
+				h := map[string]string{}
+				for _, x := range r.Headers {
+					h[x.Key] = string(x.Value)
+				}
+				if h["streamgen.error.topic"] != "in" || h["streamgen.error.offset"] != "0" ||
+					h["streamgen.error.message"] != "streamgen: invalid timestamp: extracted timestamp -1 is negative" {
+					t.Fatalf("dead-letter headers = %q", h)
+				}
+			}
+		})
+	}
+	t.Run("fail", func(t *testing.T) {
+		d := newJDrv(t, build, ErrorPolicies(PolicyDeadLetter, PolicyDeadLetter, "dlq"))
+		err := d.Pipe(RawRecord{Topic: "in", Partition: -1, Key: jBytes("bad"), Value: jBytes("v0"), Timestamp: -1})
+		if !errors.Is(err, ErrInvalidTimestamp) || !strings.Contains(err.Error(), `topic "in" partition 0 offset 0`) {
+			t.Fatalf("error = %v, want ErrInvalidTimestamp naming the record", err)
+		}
+		if n := len(d.Output("dlq")); n != 0 {
+			t.Fatalf("fail wrote %d dead letters", n)
+		}
+	})
+}
+
+func TestPolicyNamesRoundTrip(t *testing.T) {
+	for _, p := range []Policy{PolicyFail, PolicyContinue, PolicyDeadLetter} {
+		if got, err := ParsePolicy(p.String()); err != nil || got != p {
+			t.Errorf("ParsePolicy(%q) = %v, %v", p.String(), got, err)
+		}
+	}
+	for _, p := range []TimestampPolicy{TimestampFail, TimestampSkip, TimestampPartitionTime, TimestampDeadLetter} {
+		if got, err := ParseTimestampPolicy(p.String()); err != nil || got != p {
+			t.Errorf("ParseTimestampPolicy(%q) = %v, %v", p.String(), got, err)
+		}
+	}
+	if _, err := ParsePolicy("skip"); err == nil {
+		t.Error(`ParsePolicy("skip") succeeded`)
+	}
+}
