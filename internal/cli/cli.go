@@ -22,7 +22,7 @@ import (
 // Exit codes, documented in `streamgen help`.
 const (
 	ExitOK      = 0 // success
-	ExitProblem = 1 // invalid spec, wrong user function, or stale generated files (check)
+	ExitProblem = 1 // invalid spec, wrong user function, stale generated files (check), breaking changes (check -against), unformatted files (fmt -d)
 	ExitUsage   = 2 // bad command line
 	ExitIO      = 3 // a file could not be read or written
 )
@@ -32,8 +32,11 @@ const usage = `streamgen compiles a stream-processing spec into typed Go code.
 Usage:
   streamgen generate [flags]   write the generated Go files (what //go:generate runs)
   streamgen check [flags]      exit 1 with a unified diff when generated files are stale
-  streamgen describe [flags]   print the topology (-format text|mermaid)
+  streamgen check -against old exit 1 when the spec breaks an application running old
+                               (a spec file, or a git revision holding the same path)
+  streamgen describe [flags]   print the topology (-format text|mermaid|dot)
   streamgen schema             print the JSON Schema of the spec format
+  streamgen fmt [-w] [-d] file...  normalise spec files (stdout, -w in place, -d a diff)
   streamgen help [command]     show help
 
 Common flags:
@@ -42,7 +45,8 @@ Common flags:
 
 Exit codes:
   0  success
-  1  invalid spec, user function with a wrong signature, or stale files (check)
+  1  invalid spec, user function with a wrong signature, stale files (check),
+     breaking changes (check -against), or files not formatted (fmt -d)
   2  bad command line
   3  a file could not be read or written
 `
@@ -61,6 +65,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runGenerate(rest, stdout, stderr, true)
 	case "describe":
 		return runDescribe(rest, stdout, stderr)
+	case "fmt":
+		return runFmt(rest, stdout, stderr)
 	case "schema":
 		if len(rest) > 0 && rest[0] != "-h" && rest[0] != "--help" {
 			fmt.Fprintln(stderr, "streamgen schema takes no arguments")
@@ -141,12 +147,19 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	fs := newFlagSet(name, help, stderr, stdout, &c)
 	fs.BoolVar(&c.tests, "tests", true, "also generate serde round-trip tests and benchmarks")
 	fs.BoolVar(&c.typecheck, "typecheck", true, "load the Go package and check user function signatures")
+	var against string
+	if check {
+		fs.StringVar(&against, "against", "", "instead, compare the spec with an older one: a spec file, or a git revision (the spec's path at that revision); exit 1 on breaking changes")
+	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	prog, code := load(&c, stderr)
 	if prog == nil {
 		return code
+	}
+	if against != "" {
+		return runEvolution(prog, c.spec, against, stdout, stderr)
 	}
 	out := c.out
 	if out == "" {
@@ -300,7 +313,7 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 	var c commonFlags
 	var format string
 	fs := newFlagSet("describe", "Prints the topology: sub-topologies, sources, processors, stores and sinks.", stderr, stdout, &c)
-	fs.StringVar(&format, "format", "text", "output format: text or mermaid")
+	fs.StringVar(&format, "format", "text", "output format: text, mermaid (a flowchart for Markdown) or dot (Graphviz: dot -Tsvg)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
