@@ -292,3 +292,23 @@ func TestRefusesNonSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestModelineStaysFirst: the yaml-language-server modeline that points an
+// editor at `streamgen schema`'s output must stay the file's first line,
+// even when the key under it moves.
+func TestModelineStaysFirst(t *testing.T) {
+	const modeline = "# yaml-language-server: $schema=streamgen.schema.json"
+	for _, src := range []string{
+		modeline + "\nversion: 1\napp: {id: a}\n",
+		modeline + "\napp: {id: a}\nversion: 1\n",
+		modeline + "\n\napp: {id: a}\nversion: 1\n",
+	} {
+		got, err := Format([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(got), modeline+"\n") {
+			t.Errorf("Format(%q) =\n%s", src, got)
+		}
+	}
+}

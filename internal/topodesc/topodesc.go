@@ -280,6 +280,7 @@ func (g *Graph) Dot() string {
 	x := newIDs()
 	b.WriteString("digraph topology {\n")
 	b.WriteString("  rankdir=TB;\n")
+	b.WriteString("  graph [fontname=\"Helvetica\", fontsize=11];\n")
 	b.WriteString("  node [fontname=\"Helvetica\", fontsize=10];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
 	for i, sub := range g.Subs {
