@@ -270,15 +270,17 @@ func (c *comparer) renamedStore(s *spec.Store) *spec.Store {
 		return r
 	}
 	// Otherwise a lone pair: the only store that disappeared and the only
-	// one of the same kind that appeared.
+	// one that appeared, of the same kind and, for stores a join or
+	// suppress names after its step, with the same suffix.
+	suffix := derivedSuffix(s.Name)
 	var gone, added []*spec.Store
 	for _, o := range c.old.Stores {
-		if findStore(c.new, o.Name) == nil && o.Kind == s.Kind {
+		if findStore(c.new, o.Name) == nil && o.Kind == s.Kind && derivedSuffix(o.Name) == suffix {
 			gone = append(gone, o)
 		}
 	}
 	for _, n := range c.new.Stores {
-		if findStore(c.old, n.Name) == nil && n.Kind == s.Kind {
+		if findStore(c.old, n.Name) == nil && n.Kind == s.Kind && derivedSuffix(n.Name) == suffix {
 			added = append(added, n)
 		}
 	}
@@ -286,6 +288,16 @@ func (c *comparer) renamedStore(s *spec.Store) *spec.Store {
 		return added[0]
 	}
 	return nil
+}
+
+// derivedSuffix is the suffix of derivedSuffixes name ends with, or "".
+func derivedSuffix(name string) string {
+	for _, suf := range derivedSuffixes {
+		if strings.HasSuffix(name, suf) && len(name) > len(suf) {
+			return suf
+		}
+	}
+	return ""
 }
 
 func (c *comparer) renamedStoreByNode(s *spec.Store) *spec.Store {
@@ -329,7 +341,7 @@ func (c *comparer) stores() {
 		if ns == nil {
 			if r := c.renamedStore(os); r != nil {
 				c.add(r.Pos, Breaking,
-					fmt.Sprintf("keep the name %q; if new state is what you want, accept that it starts empty and delete the old changelog topic once the new version runs", os.Name),
+					fmt.Sprintf("keep the name %s; if new state is what you want, accept that it starts empty and delete the old changelog topic once the new version runs", keepName(os.Name, r.Name, derivedStore(c.old, os))),
 					"store %q is renamed to %q: the new store starts empty and the old state (%s) is orphaned", os.Name, r.Name, storeChangelog(c.old, os))
 				c.storeTypes(os, r)
 				continue
@@ -413,7 +425,7 @@ func (c *comparer) internalTopics() {
 		if nt == nil {
 			if r := c.renamedInternal(ot); r != nil {
 				c.add(r.Pos, Breaking,
-					fmt.Sprintf("keep the name %q; otherwise stop the old version only once it has drained the topic (no consumer lag on it), then delete %s", ot.Name, internalTopicName(c.old, ot)),
+					fmt.Sprintf("keep the name %s; otherwise stop the old version only once it has drained the topic (no consumer lag on it), then delete %s", keepName(ot.Name, r.Name, derivedTopic(ot)), internalTopicName(c.old, ot)),
 					"internal topic %s is renamed to %s: records still in the old topic are never read", internalTopicName(c.old, ot), internalTopicName(c.new, r))
 				c.internalPair(ot, r)
 				continue
@@ -441,14 +453,15 @@ func (c *comparer) renamedInternal(ot *spec.InternalTopic) *spec.InternalTopic {
 			return nt
 		}
 	}
+	suffix := derivedSuffix(ot.Name)
 	var gone, added []*spec.InternalTopic
 	for _, o := range c.old.InternalTopics {
-		if o.Kind == ot.Kind && findInternal(c.new, o.Name, o.Kind) == nil {
+		if o.Kind == ot.Kind && derivedSuffix(o.Name) == suffix && findInternal(c.new, o.Name, o.Kind) == nil {
 			gone = append(gone, o)
 		}
 	}
 	for _, n := range c.new.InternalTopics {
-		if n.Kind == ot.Kind && n.Node != nil && n.Node.Op == ot.Node.Op && findInternal(c.old, n.Name, n.Kind) == nil {
+		if n.Kind == ot.Kind && derivedSuffix(n.Name) == suffix && n.Node != nil && n.Node.Op == ot.Node.Op && findInternal(c.old, n.Name, n.Kind) == nil {
 			added = append(added, n)
 		}
 	}
@@ -520,4 +533,41 @@ func globalStore(p *spec.Program, s *spec.Store) bool {
 		}
 	}
 	return false
+}
+
+// derivedSuffixes are what joins and suppress append to their step's name
+// to name their stores and internal topics.
+var derivedSuffixes = []string{"-subscription-registration", "-subscription-response", "-subscriptions",
+	"-this", "-other", "-outer", "-left", "-right", "-store"}
+
+// keepName names what the user should keep when old was renamed to new.
+// For a store or topic derived from a step's name ("fk-subscriptions" from
+// `name: fk`), that is the step's name.
+func keepName(old, new string, derived bool) string {
+	if derived {
+		for _, suf := range derivedSuffixes {
+			if strings.HasSuffix(old, suf) && strings.HasSuffix(new, suf) && len(old) > len(suf) {
+				return fmt.Sprintf("%q (the step name that makes %q)", strings.TrimSuffix(old, suf), old)
+			}
+		}
+	}
+	return fmt.Sprintf("%q", old)
+}
+
+// derivedStore reports whether a join or suppress named s after its step.
+func derivedStore(p *spec.Program, s *spec.Store) bool {
+	for _, n := range p.Nodes {
+		if n.Suppress != nil && n.Store == s {
+			return true
+		}
+		if j := n.Join; j != nil && (j.ThisStore == s || j.OtherStore == s || j.OuterStore == s || j.SubscriptionStore == s) {
+			return true
+		}
+	}
+	return false
+}
+
+// derivedTopic reports whether a join named t after its step.
+func derivedTopic(t *spec.InternalTopic) bool {
+	return t.Kind != spec.InternalRepartition || (t.Node != nil && t.Node.Join != nil && t.Node.Join.Shape == spec.JoinStreamStream)
 }

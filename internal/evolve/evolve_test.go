@@ -1,6 +1,8 @@
 package evolve
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,5 +103,57 @@ func TestSameSpecReportsNothing(t *testing.T) {
 	p := parse(t, "s.yaml", base)
 	if r := Compare(p, parse(t, "s.yaml", base)); len(r.Changes) != 0 || r.String() != "no breaking changes\n" {
 		t.Errorf("identical specs: %s", r)
+	}
+}
+
+// TestRepoSpecsAgainstThemselves: every spec of the repository compared
+// with itself, and with a copy whose positions all moved, reports nothing
+// — no rename is made up from a node order or a position.
+func TestRepoSpecsAgainstThemselves(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../../examples/*/streamgen.yaml", "../../golden/*/streamgen.yaml",
+		"../../docs/examples/*/streamgen.yaml", "../../conformance/scenarios/*/streamgen.yaml"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, err := spec.Parse("old.yaml", src)
+		if err != nil {
+			continue // an error case
+		}
+		n++
+		moved, err := spec.Parse("new.yaml", append([]byte("# moved\n\n"), src...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := Compare(old, moved); len(r.Changes) != 0 {
+			t.Errorf("%s against itself:\n%s", f, r)
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d specs compared", n)
+	}
+}
+
+func TestKeepName(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		derived  bool
+		want     string
+	}{
+		{"fk-subscriptions", "fk2-subscriptions", true, `"fk" (the step name that makes "fk-subscriptions")`},
+		{"fk-subscription-registration", "fk2-subscription-registration", true, `"fk" (the step name that makes "fk-subscription-registration")`},
+		{"orders-by-user", "orders-per-user", false, `"orders-by-user"`},
+		{"a-store", "b-store", false, `"a-store"`},
+		{"a-store", "b-store", true, `"a" (the step name that makes "a-store")`},
+	} {
+		if got := keepName(c.old, c.new, c.derived); got != c.want {
+			t.Errorf("keepName(%q, %q) = %s, want %s", c.old, c.new, got, c.want)
+		}
 	}
 }
