@@ -30,14 +30,14 @@ const (
 const usage = `streamgen compiles a stream-processing spec into typed Go code.
 
 Usage:
-  streamgen generate [flags]   write the generated Go files (what //go:generate runs)
-  streamgen check [flags]      exit 1 with a unified diff when generated files are stale
-  streamgen check -against old exit 1 when the spec breaks an application running old
-                               (a spec file, or a git revision holding the same path)
-  streamgen describe [flags]   print the topology (-format text|mermaid|dot)
-  streamgen schema             print the JSON Schema of the spec format
-  streamgen fmt [-w] [-d] file...  normalise spec files (stdout, -w in place, -d a diff)
-  streamgen help [command]     show help
+  streamgen generate [flags]       write the generated Go files (what //go:generate runs)
+  streamgen check [flags]          exit 1 with a unified diff when generated files are stale
+  streamgen check -against <old>   exit 1 when the spec would break an application running <old>
+                                   (a spec file, or a git revision holding the same path)
+  streamgen describe [flags]       print the topology (-format text|mermaid|dot)
+  streamgen fmt [-w] [-d] file...  normalise spec files (stdout; -w in place; -d a diff)
+  streamgen schema                 print the JSON Schema of the spec format
+  streamgen help [command]         show help
 
 Common flags:
   -spec path   the spec file (default streamgen.yaml in the current directory)
@@ -142,7 +142,7 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	var c commonFlags
 	name, help := "generate", "Writes the generated Go files next to the spec. Nothing is written if anything fails."
 	if check {
-		name, help = "check", "Regenerates in memory and compares with the files on disk; prints a unified diff and exits 1 when they differ."
+		name, help = "check", "Regenerates in memory and compares with the files on disk; prints a unified diff and exits 1 when they differ.\nWith -against, instead compares the spec with an older one and reports the changes that would break\nan application running it (docs/operations.md); exits 1 when one is breaking."
 	}
 	fs := newFlagSet(name, help, stderr, stdout, &c)
 	fs.BoolVar(&c.tests, "tests", true, "also generate serde round-trip tests and benchmarks")
