@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/spec"
@@ -367,12 +368,16 @@ func (c *comparer) storeTypes(os, ns *spec.Store) {
 		"old entries and their changelog no longer decode, or are never found again",
 		"keep the key type; to change it, use a new store name (its state starts empty) or reset the application")
 	c.valueType(ns.Pos, where, os.Value, ns.Value, false)
+	if ow, nw := c.windowOf(c.old, os), c.windowOf(c.new, ns); ow != nil && nw != nil && os.WindowSize == ns.WindowSize && windowText(ow) != windowText(nw) {
+		c.add(ns.Pos, Breaking, "use a new store name (its state starts empty) or reset the application",
+			"store %q: window changes from %s to %s: stored windows mean something else", ns.Name, windowText(ow), windowText(nw))
+	}
 	if os.WindowSize != ns.WindowSize {
 		c.add(ns.Pos, Breaking, "use a new store name (its state starts empty) or reset the application",
-			"store %q: window size changes from %s to %s: stored windows mean something else, and the store refuses to open its old files", ns.Name, os.WindowSize, ns.WindowSize)
+			"store %q: window size changes from %s to %s: stored windows mean something else, and the store refuses to open its old files", ns.Name, dur(os.WindowSize), dur(ns.WindowSize))
 	} else if os.Retention != ns.Retention && os.Kind != spec.StoreKeyValue {
 		c.add(ns.Pos, Breaking, fmt.Sprintf("before starting the new version, delete the %q directories under every instance's state directory (the task restores from the changelog), or keep the retention", ns.Name),
-			"store %q: retention changes from %s to %s: the store's segment layout may change, and it then refuses to open its old files", ns.Name, os.Retention, ns.Retention)
+			"store %q: retention changes from %s to %s: the store's segment layout may change, and it then refuses to open its old files", ns.Name, dur(os.Retention), dur(ns.Retention))
 	}
 	if os.Logged && !ns.Logged {
 		c.add(ns.Pos, Warning, "keep `logged: true` unless the state can be lost",
@@ -570,4 +575,42 @@ func derivedStore(p *spec.Program, s *spec.Store) bool {
 // derivedTopic reports whether a join named t after its step.
 func derivedTopic(t *spec.InternalTopic) bool {
 	return t.Kind != spec.InternalRepartition || (t.Node != nil && t.Node.Join != nil && t.Node.Join.Shape == spec.JoinStreamStream)
+}
+
+// windowOf is the window of the aggregation that owns store s, or nil.
+func (c *comparer) windowOf(p *spec.Program, s *spec.Store) *spec.Window {
+	for _, n := range p.Nodes {
+		if n.Store == s && n.Window != nil {
+			return n.Window
+		}
+	}
+	return nil
+}
+
+// windowText spells what a window's stored state depends on (not grace or
+// retention, which only decide how long windows are kept).
+func windowText(w *spec.Window) string {
+	switch w.Kind {
+	case spec.WindowTumbling:
+		return fmt.Sprintf("tumbling %s", dur(w.Size))
+	case spec.WindowHopping:
+		return fmt.Sprintf("hopping %s advancing %s", dur(w.Size), dur(w.Advance))
+	case spec.WindowSliding:
+		return fmt.Sprintf("sliding %s", dur(w.TimeDiff))
+	case spec.WindowSession:
+		return fmt.Sprintf("session gap %s", dur(w.Gap))
+	}
+	return string(w.Kind)
+}
+
+// dur spells a duration as a spec would: 5m, 1h, 1m30s.
+func dur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

@@ -301,6 +301,12 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			e.setState(NotRunning)
 		}
 	}()
+	if err := e.waitForBrokers(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting: a clean shutdown
+		}
+		return err
+	}
 	if err := e.setup(ctx); err != nil {
 		return err
 	}
@@ -374,7 +380,7 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if err := w.run(workCtx); err != nil {
+			if err := e.runWorker(workCtx, w, i); err != nil {
 				errs[i] = err
 				cancel(err)
 			}

@@ -58,7 +58,11 @@ func (w *worker) restore(tasks []*task) error {
 		topics = append(topics, t)
 	}
 	adm := kadm.NewClient(w.e.base)
-	ends, err := adm.ListCommittedOffsets(ctx, topics...)
+	// Restore up to the high watermark, read committed: up to the last
+	// stable offset would stop short of records committed after a
+	// transaction a crashed owner left open (it holds the LSO back until
+	// it is aborted), and the state would miss them.
+	ends, err := adm.ListEndOffsets(ctx, topics...)
 	if err != nil {
 		return fmt.Errorf("streamgen: restore: listing changelog end offsets: %w", err)
 	}
@@ -200,6 +204,10 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 			pos := r.pos
 			for _, rec := range fp.Records {
 				if rec.Offset >= r.to {
+					// Everything visible below r.to came before this;
+					// the rest below it was aborted (its markers may
+					// lie beyond r.to).
+					pos = r.to
 					break
 				}
 				pos = rec.Offset + 1

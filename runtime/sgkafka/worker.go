@@ -128,6 +128,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
 	}
+	w.fenceZombie()
 	return w, nil
 }
 
@@ -326,7 +327,7 @@ func (w *worker) applyEvents() (keep bool, err error) {
 			_, err := w.sess.End(ctx, kgo.TryAbort)
 			cancel()
 			if err != nil {
-				return false, fmt.Errorf("streamgen: worker %d: reset transaction after rebalance: %w", w.idx, err)
+				return false, transient(fmt.Errorf("streamgen: worker %d: reset transaction after rebalance: %w", w.idx, err))
 			}
 		}
 	}
@@ -405,7 +406,7 @@ func (w *worker) openTasks(ids []sgstream.TaskID) error {
 			o.t.Close()
 			w.e.taskLock(o.id).Unlock()
 		}
-		return err
+		return transient(err)
 	}
 	for _, tk := range opened {
 		w.tasks[tk.id] = tk
@@ -492,11 +493,11 @@ func (w *worker) commit() error {
 	}
 	if err := w.cl.Flush(ctx); err != nil {
 		w.abort()
-		return fmt.Errorf("streamgen: worker %d: flushing produced records: %w", w.idx, err)
+		return transient(fmt.Errorf("streamgen: worker %d: flushing produced records: %w", w.idx, err))
 	}
 	if err := w.produceError(); err != nil {
 		w.abort()
-		return err
+		return transient(err)
 	}
 	if h := w.e.cfg.hooks.beforeTxnCommit; h != nil && (w.inTxn || !w.eos) {
 		if err := h(); err != nil {
@@ -516,7 +517,7 @@ func (w *worker) commit() error {
 			if err != nil {
 				w.resetProduced()
 				w.reopenAll()
-				return fmt.Errorf("streamgen: worker %d: committing transaction: %w", w.idx, err)
+				return transient(fmt.Errorf("streamgen: worker %d: committing transaction: %w", w.idx, err))
 			}
 			if !committed {
 				w.log.Info("transaction aborted by a rebalance; rolling tasks back to the last commit")

@@ -1,0 +1,172 @@
+package sgkafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// waitForBrokers returns once a seed broker answers a metadata request.
+// While none does — the cluster is down or still starting — it waits, as
+// Kafka Streams does, logging every 10 s, until ctx ends. Errors that
+// waiting does not cure (authentication, TLS, authorization) end it at
+// once with a clear message.
+func (e *Engine) waitForBrokers(ctx context.Context) error {
+	cl, err := kgo.NewClient(e.clientOpts(kgo.RetryTimeout(5*time.Second), kgo.DialTimeout(5*time.Second))...)
+	if err != nil {
+		return fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
+	}
+	defer cl.Close()
+	began := time.Now()
+	lastLog := time.Time{}
+	for {
+		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := kmsg.NewPtrMetadataRequest().RequestWith(reqCtx, cl)
+		cancel()
+		if err == nil {
+			if !lastLog.IsZero() {
+				e.log.Info("brokers reachable", "brokers", strings.Join(e.cfg.Brokers, ","), "waited", time.Since(began).Round(time.Millisecond).String())
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !retriableUnreachable(err) {
+			return fmt.Errorf("streamgen: connecting to %s: %w", strings.Join(e.cfg.Brokers, ","), err)
+		}
+		if time.Since(lastLog) >= 10*time.Second {
+			e.log.Warn("waiting for brokers", "brokers", strings.Join(e.cfg.Brokers, ","), "waited", time.Since(began).Round(time.Second).String(), "error", err.Error())
+			lastLog = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// retriableUnreachable tells an unreachable or restarting cluster (worth
+// waiting for) from a misconfiguration (not).
+func retriableUnreachable(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Retriable
+	}
+	msg := err.Error()
+	for _, fatal := range []string{"SASL", "sasl", "tls:", "x509", "certificate", "authentication", "authorization"} {
+		if strings.Contains(msg, fatal) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFatalKafka reports errors after which a worker must stop: the
+// principal lacks a permission, or another instance took over this
+// instance's transactional id (a zombie must not go on). Everything else
+// a produce, flush or transaction end returns — a broker that died or
+// restarted, a coordinator that moved, a transaction the coordinator
+// aborted after its timeout while the broker was away — is survived by
+// aborting and going back to the last committed state.
+func isFatalKafka(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) ||
+		errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.TransactionalIDNotFound) ||
+		errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, context.Canceled)
+}
+
+// errTransient marks a worker failure that comes from Kafka (a broker
+// down or restarted, a transaction the coordinator aborted meanwhile, a
+// restoration cut off) rather than from the topology: the worker is
+// restarted instead of stopping the application.
+var errTransient = errors.New("transient kafka failure")
+
+type transientError struct{ err error }
+
+func (t transientError) Error() string { return t.err.Error() }
+func (t transientError) Unwrap() []error {
+	return []error{t.err, errTransient}
+}
+
+// transient marks err as survivable unless it is fatal (permissions, a
+// fenced producer).
+func transient(err error) error {
+	if err == nil || isFatalKafka(err) {
+		return err
+	}
+	return transientError{err}
+}
+
+// maxWorkerRestarts bounds restarts in a row without a successful commit
+// in between, so that a failure that repeats deterministically still
+// stops the application.
+const maxWorkerRestarts = 20
+
+// runWorker runs worker w and, when it fails on a transient Kafka error,
+// replaces it with a fresh one (new client, new producer session: what
+// Kafka Streams does when a stream thread's producer must be reset). Its
+// tasks were closed without committing, so the new worker restores them
+// from their last committed state and reprocesses from the committed
+// offsets: exactly once still holds. With static membership the new
+// member takes the old one's place in the group.
+func (e *Engine) runWorker(ctx context.Context, w *worker, idx int) error {
+	restarts := 0
+	for {
+		commitsBefore := e.commits.Load()
+		err := w.run(ctx)
+		if err == nil || ctx.Err() != nil || !errors.Is(err, errTransient) {
+			return err
+		}
+		if e.commits.Load() > commitsBefore {
+			restarts = 0
+		}
+		restarts++
+		if restarts > maxWorkerRestarts {
+			return fmt.Errorf("streamgen: worker %d failed %d times in a row, giving up: %w", idx, restarts-1, err)
+		}
+		e.log.Warn("worker failed on a kafka error; restarting it from the last commit", "worker", idx, "restart", restarts, "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Duration(min(restarts, 5)) * time.Second):
+		}
+		nw, nerr := newWorker(e, idx)
+		if nerr != nil {
+			return nerr
+		}
+		e.mu.Lock()
+		for i, old := range e.workers {
+			if old == w {
+				e.workers[i] = nw
+			}
+		}
+		e.mu.Unlock()
+		w = nw
+	}
+}
+
+// fenceZombie initializes the worker's transactional producer at once,
+// as Kafka Streams does when a stream thread starts: the coordinator then
+// aborts whatever transaction a crashed predecessor with the same
+// transactional id left open. Done lazily (at the first transaction), the
+// open transaction would hold back the last stable offset of every
+// partition it touched until its timeout, and stall restorations reading
+// those changelogs read committed.
+func (w *worker) fenceZombie() {
+	if !w.eos {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := w.cl.ProducerID(ctx); err != nil {
+		w.log.Warn("initializing the transactional producer", "error", err.Error())
+	}
+}
