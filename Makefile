@@ -3,7 +3,7 @@
 GO ?= go
 export CGO_ENABLED ?= 0
 
-.PHONY: demo test generate check-generated build vet fuzz conformance bench kafka-fetch
+.PHONY: demo test generate check-generated build vet fuzz conformance bench bench-inproc kafka-fetch
 
 ## demo: generate the orders example and run it end to end on the embedded broker
 demo:
@@ -36,8 +36,13 @@ fuzz:
 conformance:
 	bash scripts/conformance.sh
 
-## bench: the in-process benchmarks (serdes side by side with msgpack/v5 and tinylib/msgp, stores, operators)
+## bench: streamgen side by side with Kafka Streams, Faust and the raw client on one local broker;
+## prints the ratios, writes docs/benchmarks.md and bench/results.json (ARGS='-records 1000000' scales up)
 bench:
+	bash scripts/bench.sh $(ARGS)
+
+## bench-inproc: the in-process benchmarks (serdes side by side with msgpack/v5 and tinylib/msgp, stores, operators)
+bench-inproc:
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/... ./runtime/sgstream/ ./runtime/sgstate/
 
 kafka-fetch:

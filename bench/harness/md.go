@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// markdown is docs/benchmarks.md.
+func (r *report) markdown() string {
+	c := r.cfg
+	var b strings.Builder
+	b.WriteString(`# Benchmarks: streamgen next to Kafka Streams and the raw client
+
+Written by ` + "`make bench`" + ` (scripts/bench.sh runs bench/harness); do not edit by hand, run it again.
+The raw figures of the same run are in [bench/results.json](../bench/results.json); the in-process
+benchmarks (no broker) are ` + "`make bench-inproc`" + `, the engine's own figures
+[benchmarks-runtime.md](benchmarks-runtime.md).
+
+**Read the ratios, not the numbers.** Every figure comes from one run on one machine against one local
+broker, where the broker (a JVM), the system under test and the harness share the cores with whatever
+else runs there. Absolute rates elsewhere will differ; which system is faster, and by about how much,
+is what one run on one machine can show.
+
+`)
+	fmt.Fprintf(&b, "## This run\n\n")
+	fmt.Fprintf(&b, "- command: `%s`\n", c.command)
+	fmt.Fprintf(&b, "- date: %s, %.0f minutes\n", r.started.UTC().Format("2006-01-02 15:04 MST"), r.finished.Sub(r.started).Minutes())
+	fmt.Fprintf(&b, "- machine: %s\n", machine())
+	if c.brokerNote != "" {
+		fmt.Fprintf(&b, "- broker: %s\n", c.brokerNote)
+	}
+	fmt.Fprintf(&b, "- input: %d records per input topic (the joins read two), keys drawn uniformly from %d, %d-byte random values (%.0f bytes per record with the key), event time 1 ms apart, %d partitions\n",
+		c.records, c.keys, c.valueSize, r.bytesPerRec, c.partitions)
+	fmt.Fprintf(&b, "- settings, the same for both systems: one stream thread (streamgen `--workers 1`), record cache %d MiB, commit interval %v under at_least_once and %v under exactly_once_v2 (both systems' defaults), state on disk (Pebble / RocksDB) with changelogs\n",
+		c.cacheBytes>>20, c.alosCommit, c.eosCommit)
+	if len(c.javaOpts) > 0 {
+		fmt.Fprintf(&b, "- Kafka Streams JVM options: `%s`\n", strings.Join(c.javaOpts, " "))
+	} else {
+		b.WriteString("- Kafka Streams: 4.1.1 with the JVM's default options (no heap limit, default collector and JIT)\n")
+	}
+	for _, x := range r.results {
+		if x.System == sysFaust {
+			fmt.Fprintf(&b, "- Faust: faust-streaming 0.15.3 from PyPI, RocksDB table store (rocksdict), streamcount only, counting the first %d records of the same input (its rate needs no more)\n", c.faustRecords)
+			break
+		}
+	}
+	b.WriteString("\n## Side by side\n\n")
+	b.WriteString(r.table())
+	b.WriteString("\n## Targets (issue #6)\n\n")
+	b.WriteString(r.targets())
+	b.WriteString(`
+## How it is measured
+
+- **Inputs are loaded once**, before any system runs; every run reads them from the start under a new
+  application id, so all systems see the same records. The scenarios are those of Kafka Streams'
+  SimpleBenchmark (bench/scenarios/*/streamgen.yaml and bench/java): streamprocess (foreach),
+  streamprocesswithsink (peek, to), streamprocesswithstatestore (a processor that gets and puts every
+  key in a key-value store), streamprocesswithwindowstore (a processor that fetches the key's last second
+  from a window store of 1 s windows kept 3 s, then puts the record), streamcount (groupByKey, count),
+  streamcountwindowed (hopping windows of 1 s advancing by 500 ms, count), streamtablejoin (a stream
+  left-joins a table built from the second topic), streamstreamjoin (left join within 10 s) and
+  tabletablejoin (left join of two tables built from the two topics).
+- **Counting**, as SimpleBenchmark does with its latch: a peek (or the foreach) right after each source
+  counts input records and prints a line at the first and at the expected count. **records/s** is the
+  expected count divided by the time between the first and the last record processed (start-up is not
+  in it; it is in *first record*). MB/s counts key and value bytes. The joins count both inputs.
+- **first record** is the time from starting the process (a JVM start for Kafka Streams) to the first
+  record processed: group join, assignment, topic creation and restoration included.
+- **peak RSS** is the child's VmHWM from /proc just before it is stopped; **CPU s** is its user + system
+  time from rusage, clean shutdown included.
+- **limit**: the same counting in a franz-go client with no stream processing at all: consume for
+  streamprocess, consume→produce (acks=all, idempotent; in transactions of one commit interval with the
+  consumed offsets under exactly_once_v2) for every other scenario, which all write (a sink, changelogs
+  or both).
+- **resume**: the count application counts one record for each of ` + fmt.Sprint(c.resumeKeys) + ` distinct keys
+  under exactly_once_v2, is killed with SIGKILL one commit interval after the last record, its group
+  member is evicted (LeaveGroup on its behalf, so neither system waits out the 45 s session timeout),
+  1000 more records arrive, and it starts again on the same state directory; resume is the time from that
+  start to the first record processed. Neither system uses static membership in this run.
+- Not matched on purpose: Kafka Streams caches the stores of the two processor scenarios (as
+  SimpleBenchmark does), streamgen never caches stores declared for a processor (docs/semantics.md).
+`)
+	if r.finished.IsZero() {
+		r.finished = time.Now()
+	}
+	return b.String()
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+)
+
+// limitFor is the raw-client figure a scenario is held against: reading for
+// streamprocess (which writes nothing), reading and writing (in
+// transactions under exactly_once_v2) for the rest, which all write: a sink,
+// changelogs or both.
+func (r *report) limitFor(scenario, g string) *result {
+	if scenario == "streamprocess" {
+		return r.find("consume", sysLimit, g)
+	}
+	return r.find("consumeproduce", sysLimit, g)
+}
+
+func ok(x *result) bool { return x != nil && x.Error == "" && x.RecordsPerS > 0 }
+
+func ratio(a, b float64) string {
+	if a <= 0 || b <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func num(v float64) string {
+	if v <= 0 {
+		return "–"
+	}
+	s := fmt.Sprintf("%.0f", v)
+	// Thousands separated by a thin space, as the other docs write them.
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(" ")
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func mb(v int64) string {
+	if v <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(v)/(1<<20))
+}
+
+func rate(x *result) float64 {
+	if ok(x) {
+		return x.RecordsPerS
+	}
+	return 0
+}
+
+// table is the main comparison as a markdown table (printed by the command
+// and written into docs/benchmarks.md).
+func (r *report) table() string {
+	var b strings.Builder
+	b.WriteString("| scenario | guarantee | streamgen rec/s | Kafka Streams rec/s | ours/KS | limit rec/s | ours/limit | peak RSS MiB ours / KS | RSS ours/KS | CPU s ours / KS | first record ms ours / KS | first ours/KS |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.cfg.scenarios {
+		for _, g := range r.cfg.guarantees {
+			o, k, l := r.find(s, sysOurs, g), r.find(s, sysKStream, g), r.limitFor(s, g)
+			var oRSS, kRSS int64
+			var oCPU, kCPU, oFirst, kFirst float64
+			if o != nil {
+				oRSS, oCPU, oFirst = o.PeakRSSBytes, o.CPUS, o.FirstRecordMS
+			}
+			if k != nil {
+				kRSS, kCPU, kFirst = k.PeakRSSBytes, k.CPUS, k.FirstRecordMS
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s / %s | %s / %s | %s |\n",
+				s, g, num(rate(o)), num(rate(k)), ratio(rate(o), rate(k)), num(rate(l)), ratio(rate(o), rate(l)),
+				mb(oRSS), mb(kRSS), ratio(float64(oRSS), float64(kRSS)),
+				cpu(oCPU), cpu(kCPU), num(oFirst), num(kFirst), ratio(oFirst, kFirst))
+		}
+	}
+	if others := r.otherRows(); others != "" {
+		b.WriteString("\n" + others)
+	}
+	if res := r.resumeRows(); res != "" {
+		b.WriteString("\n" + res)
+	}
+	if errs := r.errorRows(); errs != "" {
+		b.WriteString("\n" + errs)
+	}
+	for _, n := range r.notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	return b.String()
+}
+
+func cpu(v float64) string {
+	if v <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// otherRows lists the limit and Faust runs.
+func (r *report) otherRows() string {
+	var b strings.Builder
+	for _, x := range r.results {
+		if x.System != sysLimit && x.System != sysFaust {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("| system | scenario | guarantee | rec/s | MB/s | peak RSS MiB | CPU s | first record ms |\n|---|---|---|---|---|---|---|---|\n")
+		}
+		what := x.Scenario
+		if x.System == sysLimit {
+			what = map[string]string{"consume": "consume (franz-go)", "consumeproduce": "consume→produce (franz-go)"}[x.Scenario]
+			if x.Scenario == "consumeproduce" && x.Guarantee == eos {
+				what = "consume→produce in transactions (franz-go)"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f | %s | %s | %s |\n", x.System, what, x.Guarantee,
+			num(rate(x)), x.MBPerS, mb(x.PeakRSSBytes), cpu(x.CPUS), num(x.FirstRecordMS))
+	}
+	if r.produceRate > 0 {
+		if b.Len() == 0 {
+			b.WriteString("| system | scenario | guarantee | rec/s |\n|---|---|---|---|\n")
+			fmt.Fprintf(&b, "| limit | produce (loading the inputs, franz-go) | – | %s |\n", num(r.produceRate))
+		} else {
+			fmt.Fprintf(&b, "| limit | produce (loading the inputs, franz-go, in the harness) | – | %s | %.1f | – | – | – |\n",
+				num(r.produceRate), r.produceRate*r.bytesPerRec/1e6)
+		}
+	}
+	return b.String()
+}
+
+func (r *report) resumeRows() string {
+	o, k := r.find("streamcount", sysOurs, eos), r.find("streamcount", sysKStream, eos)
+	if (o == nil || o.ResumeMS == nil) && (k == nil || k.ResumeMS == nil) {
+		return ""
+	}
+	v := func(x *result) float64 {
+		if x == nil || x.ResumeMS == nil {
+			return 0
+		}
+		return *x.ResumeMS
+	}
+	return fmt.Sprintf("| resume after kill -9 (streamcount, %s, %d keys of state) | streamgen ms | Kafka Streams ms | KS/ours |\n|---|---|---|---|\n| time from restart to the first record processed | %s | %s | %s |\n",
+		eos, r.cfg.resumeKeys, num(v(o)), num(v(k)), ratio(v(k), v(o)))
+}
+
+func (r *report) errorRows() string {
+	var b strings.Builder
+	for _, x := range r.results {
+		if x.Error != "" {
+			fmt.Fprintf(&b, "- %s %s %s: %s\n", x.Scenario, x.System, x.Guarantee, x.Error)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Failed or incomplete runs:\n\n" + b.String()
+}
+
+// targets checks issue #6's targets against this run.
+func (r *report) targets() string {
+	var b strings.Builder
+	b.WriteString("| target | this run | met |\n|---|---|---|\n")
+	row := func(target, got string, met bool, known bool) {
+		m := "no"
+		if met {
+			m = "yes"
+		}
+		if !known {
+			m, got = "not measured", "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", target, got, m)
+	}
+	for _, g := range r.cfg.guarantees {
+		o, l := r.find("streamprocesswithsink", sysOurs, g), r.limitFor("streamprocesswithsink", g)
+		q := rate(o) / max(rate(l), 1e-9)
+		row("streamprocesswithsink ≥ 0.85× raw consume→produce ("+g+")", fmt.Sprintf("%.2f×", q), q >= 0.85, ok(o) && ok(l))
+	}
+	for _, s := range []string{"streamcount", "streamcountwindowed"} {
+		o, k := r.find(s, sysOurs, eos), r.find(s, sysKStream, eos)
+		known := ok(o) && ok(k)
+		q := rate(o) / max(rate(k), 1e-9)
+		var m float64
+		if known {
+			m = float64(o.PeakRSSBytes) / float64(max(k.PeakRSSBytes, 1))
+		}
+		row(s+" (Pebble, changelog, exactly_once_v2) ≥ 2× Kafka Streams at ≤ ¼ its peak RSS",
+			fmt.Sprintf("%.2f× at %.2f× the RSS", q, m), q >= 2 && m <= 0.25, known)
+	}
+	for _, s := range []string{"streamtablejoin", "streamstreamjoin", "tabletablejoin"} {
+		for _, g := range r.cfg.guarantees {
+			o, k := r.find(s, sysOurs, g), r.find(s, sysKStream, g)
+			q := rate(o) / max(rate(k), 1e-9)
+			row(s+" ≥ 1.5× Kafka Streams ("+g+")", fmt.Sprintf("%.2f×", q), q >= 1.5, ok(o) && ok(k))
+		}
+	}
+	worst, n := 0.0, 0
+	for _, s := range r.cfg.scenarios {
+		for _, g := range r.cfg.guarantees {
+			o, k := r.find(s, sysOurs, g), r.find(s, sysKStream, g)
+			if o != nil && k != nil && o.FirstRecordMS > 0 && k.FirstRecordMS > 0 {
+				worst = max(worst, o.FirstRecordMS/k.FirstRecordMS)
+				n++
+			}
+		}
+	}
+	row("start to first record ≤ ⅕ of Kafka Streams' (worst scenario)", fmt.Sprintf("%.2f× (worst of %d)", worst, n), worst <= 0.2, n > 0)
+	o, k := r.find("streamcount", sysOurs, eos), r.find("streamcount", sysKStream, eos)
+	known := o != nil && k != nil && o.ResumeMS != nil && k.ResumeMS != nil && *o.ResumeMS > 0
+	q := 0.0
+	if known {
+		q = *k.ResumeMS / *o.ResumeMS
+	}
+	row(fmt.Sprintf("resume after kill -9 with %d keys ≥ 10× faster", r.cfg.resumeKeys), fmt.Sprintf("%.1f× faster", q), q >= 10, known)
+	return b.String()
+}
+
+// machine describes the host from /proc/cpuinfo and free.
+func machine() string {
+	var model string
+	cpus := 0
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			k, v, found := strings.Cut(sc.Text(), ":")
+			if !found {
+				continue
+			}
+			switch strings.TrimSpace(k) {
+			case "model name":
+				model = strings.TrimSpace(v)
+			case "processor":
+				cpus++
+			}
+		}
+		f.Close()
+	}
+	mem := ""
+	if out, err := exec.Command("free", "-m").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, "Mem:") {
+				f := strings.Fields(line)
+				if len(f) >= 7 {
+					mem = fmt.Sprintf("%s MiB memory, %s MiB available at the start", f[1], f[6])
+				}
+			}
+		}
+	}
+	java := ""
+	if out, err := exec.Command("java", "-version").CombinedOutput(); err == nil {
+		java = strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0]
+	}
+	return fmt.Sprintf("%d × %s; %s; Linux, %s, %s", cpus, model, mem, runtime.Version(), java)
+}
+
+func (r *report) write(cfg *config) error {
+	if cfg.jsonOut != "" {
+		b, err := json.MarshalIndent(r.results, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfg.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if cfg.mdOut != "" {
+		if err := os.WriteFile(cfg.mdOut, []byte(r.markdown()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// result is one measured run: one object of bench/results.json.
+type result struct {
+	Scenario      string   `json:"scenario"`
+	System        string   `json:"system"`
+	Guarantee     string   `json:"guarantee"`
+	Records       int64    `json:"records"`
+	RecordsPerS   float64  `json:"records_per_s"`
+	MBPerS        float64  `json:"mb_per_s"`
+	PeakRSSBytes  int64    `json:"peak_rss_bytes"`
+	CPUS          float64  `json:"cpu_s"`
+	FirstRecordMS float64  `json:"first_record_ms"`
+	ResumeMS      *float64 `json:"resume_ms,omitempty"`
+	ResumeKeys    int      `json:"resume_keys,omitempty"`
+	Error         string   `json:"error,omitempty"`
+}
+
+type report struct {
+	cfg         *config
+	started     time.Time
+	finished    time.Time
+	produceRate float64 // records/s of the load, the raw produce limit
+	bytesPerRec float64
+	results     []*result
+	notes       []string
+}
+
+func (r *report) find(scenario, system, guarantee string) *result {
+	for _, x := range r.results {
+		if x.Scenario == scenario && x.System == system && x.Guarantee == guarantee {
+			return x
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	cfg    *config
+	cl     *kgo.Client
+	adm    *kadm.Client
+	rep    *report
+	log    io.Writer
+	runs   int
+	total  int
+	stamp  string
+	logDir string
+}
+
+// run does the whole benchmark: load, limit, every scenario × guarantee ×
+// system, then the kill -9 resume.
+func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
+	if cfg.workDir == "" {
+		d, err := os.MkdirTemp("", "streamgen-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		cfg.workDir = d
+	}
+	cl, adm, err := newAdmin(cfg.brokers)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	r := &runner{cfg: cfg, cl: cl, adm: adm, log: log, rep: &report{cfg: cfg, started: time.Now()},
+		stamp: strconv.FormatInt(time.Now().Unix()%1000000, 10), logDir: filepath.Join(cfg.workDir, "logs")}
+	if err := os.MkdirAll(r.logDir, 0o755); err != nil {
+		return nil, err
+	}
+	if cfg.has(sysFaust) && cfg.faustPython == "" {
+		msg := "Faust: not measured"
+		if cfg.faustMissing != "" {
+			msg += ": " + cfg.faustMissing
+		}
+		r.rep.notes = append(r.rep.notes, msg)
+	}
+	r.total = r.countRuns()
+	if err := r.loadInputs(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.has(sysLimit) {
+		for _, g := range cfg.guarantees {
+			r.limit(ctx, "consume", g)
+			r.limit(ctx, "consumeproduce", g)
+		}
+	}
+	for _, s := range cfg.scenarios {
+		for _, g := range cfg.guarantees {
+			for _, sys := range []string{sysOurs, sysKStream, sysFaust} {
+				if r.runnable(s, sys) {
+					r.scenario(ctx, s, sys, g)
+				}
+			}
+		}
+	}
+	if cfg.resumeKeys > 0 && containsStr(cfg.scenarios, "streamcount") && containsStr(cfg.guarantees, eos) {
+		for _, sys := range []string{sysOurs, sysKStream} {
+			if r.runnable("streamcount", sys) {
+				r.resume(ctx, sys, eos)
+			}
+		}
+	}
+	r.rep.finished = time.Now()
+	return r.rep, nil
+}
+
+func containsStr(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) runnable(scenario, sys string) bool {
+	switch sys {
+	case sysOurs:
+		return r.cfg.has(sysOurs)
+	case sysKStream:
+		return r.cfg.has(sysKStream) && r.cfg.javaCP != ""
+	case sysFaust:
+		return r.cfg.has(sysFaust) && r.cfg.faustPython != "" && scenario == "streamcount"
+	}
+	return false
+}
+
+func (r *runner) countRuns() int {
+	n := 0
+	if r.cfg.has(sysLimit) {
+		n += 2 * len(r.cfg.guarantees)
+	}
+	for _, s := range r.cfg.scenarios {
+		for _, sys := range []string{sysOurs, sysKStream, sysFaust} {
+			if r.runnable(s, sys) {
+				n += len(r.cfg.guarantees)
+			}
+		}
+	}
+	return n
+}
+
+func (r *runner) logf(format string, args ...any) {
+	fmt.Fprintf(r.log, "%s bench: %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// loadInputs recreates the topics and loads the inputs once for every run.
+func (r *runner) loadInputs(ctx context.Context) error {
+	cfg := r.cfg
+	p := int32(cfg.partitions)
+	topics := []string{src1, sink}
+	needTwo := false
+	for _, s := range cfg.scenarios {
+		needTwo = needTwo || twoInputs[s]
+	}
+	if needTwo {
+		topics = append(topics, src2)
+	}
+	for _, t := range topics {
+		if err := recreateTopic(ctx, r.adm, t, p); err != nil {
+			return err
+		}
+	}
+	base := time.Now().Add(-time.Duration(cfg.records)*time.Millisecond - time.Minute).Truncate(time.Second)
+	var bytes int64
+	var n int
+	began := time.Now()
+	for i, t := range topics {
+		if t == sink {
+			continue
+		}
+		r.logf("loading %d records of %d-byte values over %d keys into %s (%d partitions)", cfg.records, cfg.valueSize, cfg.keys, t, p)
+		b, err := load(ctx, cfg.brokers, dataset{topic: t, n: cfg.records, keys: cfg.keys, keyPrefix: "k",
+			valueSize: cfg.valueSize, seed: uint64(i + 1), base: base})
+		if err != nil {
+			return fmt.Errorf("load %s: %w", t, err)
+		}
+		bytes += b
+		n += cfg.records
+	}
+	r.rep.produceRate = float64(n) / time.Since(began).Seconds()
+	r.rep.bytesPerRec = float64(bytes) / float64(n)
+	r.logf("loaded %d records in %.1fs (%.0f records/s)", n, time.Since(began).Seconds(), r.rep.produceRate)
+	return nil
+}
+
+func shortG(g string) string {
+	if g == eos {
+		return "eos"
+	}
+	return "alos"
+}
+
+// limit runs one raw-client measurement.
+func (r *runner) limit(ctx context.Context, scenario, g string) {
+	self, err := os.Executable()
+	if err != nil {
+		r.rep.results = append(r.rep.results, &result{Scenario: scenario, System: sysLimit, Guarantee: g, Error: err.Error()})
+		return
+	}
+	group := fmt.Sprintf("bench-limit-%s-%s-%s", scenario, shortG(g), r.stamp)
+	args := []string{self, "limit", "-brokers", strings.Join(r.cfg.brokers, ","), "-group", group,
+		"-commit-interval", r.cfg.eosCommit.String()}
+	switch {
+	case scenario == "consume":
+		args = append(args, "-mode", "consume", fmt.Sprintf("-read-committed=%v", g == eos))
+	case g == eos:
+		args = append(args, "-mode", "txcopy")
+	default:
+		args = append(args, "-mode", "copy")
+	}
+	r.measure(ctx, scenario, sysLimit, g, group, args, int64(r.cfg.records))
+}
+
+// scenario runs one system on one scenario under one guarantee.
+func (r *runner) scenario(ctx context.Context, scenario, sys, g string) {
+	appID := fmt.Sprintf("bench-%s-%s-%s-%s", sys, scenario, shortG(g), r.stamp)
+	expect := int64(r.cfg.records)
+	if twoInputs[scenario] {
+		expect *= 2
+	}
+	if sys == sysFaust && r.cfg.faustRecords > 0 && int64(r.cfg.faustRecords) < expect {
+		expect = int64(r.cfg.faustRecords)
+	}
+	r.measure(ctx, scenario, sys, g, appID, r.argv(scenario, sys, g, appID, r.cfg.stateDir(appID)), expect)
+}
+
+func (r *runner) argv(scenario, sys, g, appID, stateDir string) []string {
+	cfg := r.cfg
+	brokers := strings.Join(cfg.brokers, ",")
+	ci := cfg.commitInterval(g)
+	switch sys {
+	case sysOurs:
+		return []string{filepath.Join(cfg.binDir, scenario), "run", "--brokers", brokers, "--application-id", appID,
+			"--guarantee", g, "--commit-interval", ci.String(), "--cache-bytes", strconv.FormatInt(cfg.cacheBytes, 10),
+			"--state-dir", stateDir, "--log-level", "warn"}
+	case sysKStream:
+		a := append([]string{"java"}, cfg.javaOpts...)
+		return append(a, "-cp", cfg.javaCP, "io.streamgen.bench.Bench", "--scenario", scenario,
+			"--brokers", brokers, "--application-id", appID, "--guarantee", g,
+			"--commit-interval-ms", strconv.FormatInt(ci.Milliseconds(), 10),
+			"--cache-bytes", strconv.FormatInt(cfg.cacheBytes, 10), "--state-dir", stateDir)
+	case sysFaust:
+		return []string{cfg.faustPython, cfg.faustScript, "--brokers", brokers, "--app-id", appID, "--guarantee", g,
+			"--commit-interval-ms", strconv.FormatInt(ci.Milliseconds(), 10), "--partitions", strconv.Itoa(cfg.partitions),
+			"--state-dir", stateDir}
+	}
+	panic("unknown system " + sys)
+}
+
+// measure runs argv until it has processed expect records, then stops it
+// cleanly and records the figures.
+func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, argv []string, expect int64) *result {
+	r.runs++
+	res := &result{Scenario: scenario, System: sys, Guarantee: g, Records: expect}
+	r.rep.results = append(r.rep.results, res)
+	label := fmt.Sprintf("[%d/%d] %s %s %s", r.runs, r.total, scenario, sys, g)
+	r.logf("%s: %d records", label, expect)
+	defer r.cleanup(ctx, appID)
+	c, err := startChild(label, argv, []string{fmt.Sprintf("STREAMGEN_BENCH_EXPECT=%d", expect)},
+		"", filepath.Join(r.logDir, appID+".log"))
+	if err != nil {
+		res.Error = err.Error()
+		r.logf("%s: %v", label, err)
+		return res
+	}
+	o := c.waitDone(r.cfg.timeout, func(n int64) { r.logf("%s: %d/%d", label, n, expect) })
+	res.PeakRSSBytes = c.peakRSS()
+	res.CPUS = c.stop(time.Minute)
+	if !o.first.IsZero() {
+		res.FirstRecordMS = ms(o.first.Sub(c.started))
+	}
+	if o.err != nil {
+		res.Error = o.err.Error()
+		r.logf("%s: %v", label, o.err)
+		return res
+	}
+	busy := o.done.Sub(o.first).Seconds()
+	if busy <= 0 {
+		busy = 1e-3
+	}
+	res.RecordsPerS = float64(expect) / busy
+	res.MBPerS = res.RecordsPerS * r.rep.bytesPerRec / 1e6
+	r.logf("%s: %.0f records/s, %.1f MB/s, peak RSS %.0f MB, %.1f CPU s, first record after %.0f ms",
+		label, res.RecordsPerS, res.MBPerS, float64(res.PeakRSSBytes)/1e6, res.CPUS, res.FirstRecordMS)
+	return res
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r *runner) cleanup(ctx context.Context, appID string) {
+	deleteAppTopics(ctx, r.adm, appID)
+	os.RemoveAll(r.cfg.stateDir(appID))
+}
+
+// resume measures how long a count application with resumeKeys keys of
+// state takes to process again after kill -9: it counts resumeKeys
+// distinct keys, is killed with SIGKILL, its group member is evicted (so
+// neither system waits out a session timeout), 1000 more records arrive, and
+// it is started again on the same state directory. resume_ms is the time
+// from that start to the first record processed.
+func (r *runner) resume(ctx context.Context, sys, g string) {
+	cfg := r.cfg
+	n := cfg.resumeKeys
+	target := r.rep.find("streamcount", sys, g)
+	if target == nil {
+		target = &result{Scenario: "streamcount", System: sys, Guarantee: g}
+		r.rep.results = append(r.rep.results, target)
+	}
+	target.ResumeKeys = n
+	fail := func(err error) {
+		r.logf("resume %s %s: %v", sys, g, err)
+		msg := "resume: " + err.Error()
+		if target.Error != "" {
+			msg = target.Error + "; " + msg
+		}
+		target.Error = msg
+	}
+	if err := recreateTopic(ctx, r.adm, src1, int32(cfg.partitions)); err != nil {
+		fail(err)
+		return
+	}
+	base := time.Now().Add(-time.Duration(n)*time.Millisecond - time.Minute).Truncate(time.Second)
+	r.logf("resume %s %s: loading %d records of %d distinct keys", sys, g, n, n)
+	if _, err := load(ctx, cfg.brokers, dataset{topic: src1, n: n, keys: n, keyPrefix: "r", sequence: true,
+		valueSize: cfg.valueSize, seed: 7, base: base}); err != nil {
+		fail(err)
+		return
+	}
+	appID := fmt.Sprintf("bench-%s-resume-%s-%s", sys, shortG(g), r.stamp)
+	dir := cfg.stateDir(appID)
+	defer r.cleanup(ctx, appID)
+	label := fmt.Sprintf("resume %s %s", sys, g)
+	first, err := startChild(label+" (first)", r.argv("streamcount", sys, g, appID, dir),
+		[]string{fmt.Sprintf("STREAMGEN_BENCH_EXPECT=%d", n)}, "", filepath.Join(r.logDir, appID+"-first.log"))
+	if err != nil {
+		fail(err)
+		return
+	}
+	o := first.waitDone(cfg.timeout, func(k int64) { r.logf("%s: counted %d/%d keys", label, k, n) })
+	if o.err != nil {
+		first.kill9()
+		fail(o.err)
+		return
+	}
+	// Let one more commit interval pass so both systems have committed
+	// about as much as they will; then crash.
+	time.Sleep(cfg.commitInterval(g) + 500*time.Millisecond)
+	first.kill9()
+	if err := evict(ctx, r.cl, r.adm, appID); err != nil {
+		fail(fmt.Errorf("evict: %w", err))
+		return
+	}
+	if _, err := load(ctx, cfg.brokers, dataset{topic: src1, n: 1000, keys: n, keyPrefix: "r", sequence: true,
+		valueSize: cfg.valueSize, seed: 8, base: base.Add(time.Duration(n) * time.Millisecond)}); err != nil {
+		fail(err)
+		return
+	}
+	second, err := startChild(label+" (restart)", r.argv("streamcount", sys, g, appID, dir),
+		[]string{"STREAMGEN_BENCH_EXPECT=1000"}, "", filepath.Join(r.logDir, appID+"-restart.log"))
+	if err != nil {
+		fail(err)
+		return
+	}
+	at, err := second.waitFirst(cfg.timeout)
+	second.stop(time.Minute)
+	if err != nil {
+		fail(err)
+		return
+	}
+	v := ms(at.Sub(second.started))
+	target.ResumeMS = &v
+	r.logf("%s: first record %.0f ms after the restart (%d keys of state)", label, v, n)
+}

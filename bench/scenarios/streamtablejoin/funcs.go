@@ -1,0 +1,16 @@
+// Command streamtablejoin is the streamgen side of the streamtablejoin benchmark scenario
+// (streamgen.yaml); bench/harness runs it.
+package main
+
+//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+
+import "github.com/streamgen/streamgen/bench/internal/probe"
+
+// Count tells the harness that one input record was processed.
+func Count(key string, value []byte) { probe.Hit() }
+
+// Join keeps the left value, as the Kafka Streams program's joiner does.
+func Join(key string, left, right []byte) []byte { return left }
+
+// Discard is the terminal foreach.
+func Discard(key string, value []byte) {}
