@@ -30,12 +30,12 @@
 //
 // Hence the committed state and its checkpoint always agree: after any crash
 // the store holds exactly the state as of some committed checkpoint, and the
-// engine replays the changelog from there (RestoreBatch, then Commit). The
-// Pebble variant stages in an indexed batch (NewIndexedBatch reads its own
-// writes) and commits it with the checkpoint key. Commits are NoSync by
+// engine replays the changelog from there (RestoreBatch, then Commit). Both
+// variants stage in an overlay skiplist whose tombstones hide committed
+// keys (reads look there first); the Pebble variant writes the overlay,
+// its staged range deletions and the checkpoint key in one batch at commit. Commits are NoSync by
 // default: the Kafka changelog is the durable copy, and an OS crash can only
-// lose a suffix of commits, which restoration replays. The memory variant
-// stages in an overlay skiplist whose tombstones hide committed keys.
+// lose a suffix of commits, which restoration replays.
 //
 // One engine abstraction (an ordered byte map with staging) sits under all
 // stores, so key-value, window and session logic is written once and the

@@ -214,8 +214,23 @@ func (e *memEngine) close() error                          { return e.abort() }
 type memStaged struct{ e *memEngine }
 
 func (w memStaged) set(k, v []byte) error {
-	w.e.overlay.set(cloneBytes(k), append(make([]byte, 0, len(v)), v...), false)
+	overlaySet(w.e.overlay, k, v, false)
 	return nil
+}
+
+// overlaySet stages a copy of v (a tombstone if tomb) for k in an overlay
+// list. An existing node is overwritten in place and keeps its copy of the
+// key, so only new keys are copied.
+func overlaySet(l *skiplist, k, v []byte, tomb bool) {
+	var val []byte
+	if !tomb {
+		val = append(make([]byte, 0, len(v)), v...)
+	}
+	if n := l.get(k); n != nil {
+		n.value, n.tomb = val, tomb
+		return
+	}
+	l.set(cloneBytes(k), val, tomb)
 }
 
 func (w memStaged) del(k []byte) error {
@@ -224,7 +239,7 @@ func (w memStaged) del(k []byte) error {
 		w.e.overlay.remove(k)
 		return nil
 	}
-	w.e.overlay.set(cloneBytes(k), nil, true)
+	overlaySet(w.e.overlay, k, nil, true)
 	return nil
 }
 

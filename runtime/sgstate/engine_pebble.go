@@ -1,6 +1,7 @@
 package sgstate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,14 +30,30 @@ const (
 	metaCheckpoint  = "checkpoint"
 )
 
-// pebbleEngine stages writes in an indexed batch (reads see their own
-// writes) and commits it together with the checkpoint key in one atomic
-// batch.
+// pebbleEngine stages writes in memory, as the memory engine does: an
+// overlay skiplist of data keys (tombstones for deletes), the range
+// deletions of expired segments, and metadata. Reads look at the overlay
+// first and then at the DB; Commit writes everything, with the checkpoint
+// key, in one atomic batch.
+//
+// It used to stage in a Pebble indexed batch. Reads through an indexed
+// batch go through Pebble's merging iterators even for keys written in the
+// same transaction, which is where a windowed aggregation spent its time
+// (it reads back every window it writes); the overlay answers those from a
+// map, and a batch that is only written is cheap to build at commit.
 type pebbleEngine struct {
-	db    *pebble.DB
-	batch *pebble.Batch // nil: nothing staged
-	wo    *pebble.WriteOptions
-	kbuf  []byte
+	db   *pebble.DB
+	wo   *pebble.WriteOptions
+	kbuf []byte
+
+	// overlay holds staged sets and deletes (tomb) of data keys.
+	overlay *skiplist
+	// ranges are staged range deletions [start, end) of data keys. Staged
+	// writes inside a range made before it are dropped from the overlay,
+	// so Commit applies the ranges first and the overlay after them.
+	ranges [][2][]byte
+	// metaStage holds staged metadata writes; nil is a staged delete.
+	metaStage map[string][]byte
 }
 
 func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger) (*pebbleEngine, error) {
@@ -51,7 +68,7 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	// batch to its WAL file before Commit returns (NoSync leaves it in a
 	// 32 KiB in-process buffer, lost with the process). Unless o.Sync, the
 	// WAL's fsync is skipped (walWriteThroughFS).
-	e := &pebbleEngine{db: db, wo: pebble.Sync}
+	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}}
 	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
 		db.Close()
 		return nil, err
@@ -114,20 +131,8 @@ func (e *pebbleEngine) metaKey(k string) []byte {
 	return append([]byte{pebbleMetaPrefix}, k...)
 }
 
-type pebbleReader interface {
-	Get(key []byte) ([]byte, io.Closer, error)
-	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
-}
-
-func (e *pebbleEngine) reader() pebbleReader {
-	if e.batch != nil {
-		return e.batch
-	}
-	return e.db
-}
-
-func (e *pebbleEngine) getRaw(r pebbleReader, k []byte) ([]byte, bool, error) {
-	v, closer, err := r.Get(k)
+func (e *pebbleEngine) getRaw(k []byte) ([]byte, bool, error) {
+	v, closer, err := e.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -140,9 +145,30 @@ func (e *pebbleEngine) getRaw(r pebbleReader, k []byte) ([]byte, bool, error) {
 }
 
 func (e *pebbleEngine) get(k []byte) ([]byte, bool, error) {
-	return e.getRaw(e.reader(), e.dataKey(k))
+	if n := e.overlay.get(k); n != nil {
+		if n.tomb {
+			return nil, false, nil
+		}
+		return cloneBytes(n.value), true, nil
+	}
+	if e.rangeDeleted(k) {
+		return nil, false, nil
+	}
+	return e.getRaw(e.dataKey(k))
 }
 
+// rangeDeleted reports whether a staged range deletion covers k.
+func (e *pebbleEngine) rangeDeleted(k []byte) bool {
+	for _, r := range e.ranges {
+		if bytes.Compare(k, r[0]) >= 0 && bytes.Compare(k, r[1]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// scan merges the overlay with a DB iterator; an overlay entry hides the
+// DB's entry for the same key, a staged range deletion hides DB entries.
 func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
 	opts := pebble.IterOptions{LowerBound: append([]byte{pebbleDataPrefix}, lower...)}
 	if upper != nil {
@@ -150,7 +176,7 @@ func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []by
 	} else {
 		opts.UpperBound = []byte{pebbleDataPrefix + 1}
 	}
-	it, err := e.reader().NewIter(&opts)
+	it, err := e.db.NewIter(&opts)
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble iterator: %w", err)
 	}
@@ -160,7 +186,47 @@ func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []by
 	} else {
 		ok = it.First()
 	}
-	for ; ok; ok = stepIter(it, reverse) {
+	var a *slNode // the overlay's next entry
+	if e.overlay.n > 0 {
+		if reverse {
+			a = e.overlay.seekLT(upper)
+		} else {
+			a = e.overlay.seekGE(lower)
+		}
+	}
+	for {
+		for ok && len(e.ranges) > 0 && e.rangeDeleted(it.Key()[1:]) {
+			ok = stepIter(it, reverse)
+		}
+		if a != nil && !inBounds(a.key, lower, upper, reverse) {
+			a = nil
+		}
+		if !ok && a == nil {
+			break
+		}
+		useA, skipDB := a != nil, false
+		if a != nil && ok {
+			c := bytes.Compare(a.key, it.Key()[1:])
+			if reverse {
+				c = -c
+			}
+			useA, skipDB = c <= 0, c == 0
+		}
+		if useA {
+			n := a
+			a = step(a, reverse)
+			if skipDB {
+				ok = stepIter(it, reverse)
+			}
+			if n.tomb {
+				continue
+			}
+			if err := fn(n.key, n.value); err != nil {
+				it.Close()
+				return err
+			}
+			continue
+		}
 		v, err := it.ValueAndErr()
 		if err != nil {
 			it.Close()
@@ -170,6 +236,7 @@ func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []by
 			it.Close()
 			return err
 		}
+		ok = stepIter(it, reverse)
 	}
 	if err := it.Close(); err != nil {
 		return fmt.Errorf("streamgen: pebble iterator: %w", err)
@@ -184,16 +251,11 @@ func stepIter(it *pebble.Iterator, reverse bool) bool {
 	return it.Next()
 }
 
-func (e *pebbleEngine) stage() *pebble.Batch {
-	if e.batch == nil {
-		e.batch = e.db.NewIndexedBatch()
-	}
-	return e.batch
-}
-
 func (e *pebbleEngine) staged() writer { return pebbleStaged{e} }
 
-func (e *pebbleEngine) hasStaged() bool { return e.batch != nil && !e.batch.Empty() }
+func (e *pebbleEngine) hasStaged() bool {
+	return e.overlay.n > 0 || len(e.ranges) > 0 || len(e.metaStage) > 0
+}
 
 func (e *pebbleEngine) direct(fn func(w writer) error) error {
 	if e.hasStaged() {
@@ -211,40 +273,79 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 }
 
 func (e *pebbleEngine) getMeta(k string) ([]byte, bool, error) {
-	return e.getRaw(e.reader(), e.metaKey(k))
+	if v, ok := e.metaStage[k]; ok {
+		if v == nil {
+			return nil, false, nil
+		}
+		return cloneBytes(v), true, nil
+	}
+	return e.getRaw(e.metaKey(k))
 }
 
 func (e *pebbleEngine) commit(cp map[string]int64) error {
-	if e.batch == nil && cp == nil {
+	if !e.hasStaged() && cp == nil {
 		return nil
 	}
-	b := e.stage()
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, r := range e.ranges {
+		if err := b.DeleteRange(append([]byte{pebbleDataPrefix}, r[0]...), append([]byte{pebbleDataPrefix}, r[1]...), nil); err != nil {
+			return fmt.Errorf("streamgen: pebble commit: %w", err)
+		}
+	}
+	for n := e.overlay.head.next[0]; n != nil; n = n.next[0] {
+		var err error
+		if n.tomb {
+			err = b.Delete(e.dataKey(n.key), nil)
+		} else {
+			err = b.Set(e.dataKey(n.key), n.value, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("streamgen: pebble commit: %w", err)
+		}
+	}
+	for k, v := range e.metaStage {
+		var err error
+		if v == nil {
+			err = b.Delete(e.metaKey(k), nil)
+		} else {
+			err = b.Set(e.metaKey(k), v, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("streamgen: pebble commit: %w", err)
+		}
+	}
 	if cp != nil {
 		enc, err := encodeCheckpoint(cp)
 		if err != nil {
 			return err
 		}
-		b.Set(e.metaKey(metaCheckpoint), enc, nil)
+		if err := b.Set(e.metaKey(metaCheckpoint), enc, nil); err != nil {
+			return fmt.Errorf("streamgen: pebble commit: %w", err)
+		}
 	}
-	err := b.Commit(e.wo)
-	b.Close()
-	e.batch = nil
-	if err != nil {
+	if err := b.Commit(e.wo); err != nil {
+		// The staged writes stay staged: the caller aborts or retries.
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
+	e.resetStage()
 	return nil
 }
 
+// resetStage drops every staged write.
+func (e *pebbleEngine) resetStage() {
+	e.overlay.reset()
+	e.ranges = nil
+	clear(e.metaStage)
+}
+
 func (e *pebbleEngine) abort() error {
-	if e.batch != nil {
-		e.batch.Close()
-		e.batch = nil
-	}
+	e.resetStage()
 	return nil
 }
 
 func (e *pebbleEngine) checkpoint() (map[string]int64, error) {
-	v, _, err := e.getRaw(e.db, e.metaKey(metaCheckpoint))
+	v, _, err := e.getRaw(e.metaKey(metaCheckpoint))
 	if err != nil {
 		return nil, err
 	}
@@ -264,22 +365,30 @@ func (e *pebbleEngine) close() error {
 type pebbleStaged struct{ e *pebbleEngine }
 
 func (w pebbleStaged) set(k, v []byte) error {
-	return w.e.stage().Set(w.e.dataKey(k), v, nil)
+	overlaySet(w.e.overlay, k, v, false)
+	return nil
 }
 
 func (w pebbleStaged) del(k []byte) error {
-	return w.e.stage().Delete(w.e.dataKey(k), nil)
+	overlaySet(w.e.overlay, k, nil, true)
+	return nil
 }
 
 func (w pebbleStaged) delRange(start, end []byte) error {
-	return w.e.stage().DeleteRange(append([]byte{pebbleDataPrefix}, start...), append([]byte{pebbleDataPrefix}, end...), nil)
+	var keys [][]byte
+	for n := w.e.overlay.seekGE(start); n != nil && bytes.Compare(n.key, end) < 0; n = n.next[0] {
+		keys = append(keys, n.key)
+	}
+	for _, k := range keys {
+		w.e.overlay.remove(k)
+	}
+	w.e.ranges = append(w.e.ranges, [2][]byte{cloneBytes(start), cloneBytes(end)})
+	return nil
 }
 
 func (w pebbleStaged) setMeta(k string, v []byte) error {
-	if v == nil {
-		return w.e.stage().Delete(w.e.metaKey(k), nil)
-	}
-	return w.e.stage().Set(w.e.metaKey(k), v, nil)
+	w.e.metaStage[k] = cloneBytes(v)
+	return nil
 }
 
 type pebbleDirect struct {

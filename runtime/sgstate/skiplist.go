@@ -25,11 +25,13 @@ type skiplist struct {
 const slMaxLevel = 24
 
 type slNode struct {
-	// pfx is the key's first 8 bytes, zero-padded, big-endian: most
-	// comparisons are decided by it without dereferencing key.
-	pfx   uint64
-	key   []byte
-	value []byte
+	// pfx and pfx2 are the key's first 16 bytes, zero-padded, big-endian:
+	// most comparisons are decided by them without dereferencing key. Two
+	// words, because window and session keys start with 9 bytes (index
+	// byte and segment or time) that most keys of a store share.
+	pfx, pfx2 uint64
+	key       []byte
+	value     []byte
 	// tomb marks a staged delete in an overlay list.
 	tomb bool
 	prev *slNode
@@ -54,9 +56,9 @@ func (s *skiplist) randomLevel() int {
 // predecessors at each level.
 func (s *skiplist) findGE(k []byte) *slNode {
 	x := &s.head
-	kp := keyPrefix(k)
+	kp, kp2 := keyPrefix(k), keyPrefix2(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && nx.less(kp, k); nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && nx.less(kp, kp2, k); nx = x.next[i] {
 			x = nx
 		}
 		s.update[i] = x
@@ -80,7 +82,7 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 		}
 		s.level = l
 	}
-	nn := &slNode{pfx: keyPrefix(k), key: k, value: v, tomb: tomb, next: make([]*slNode, l)}
+	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb, next: make([]*slNode, l)}
 	for i := 0; i < l; i++ {
 		nn.next[i] = s.update[i].next[i]
 		s.update[i].next[i] = nn
@@ -122,9 +124,9 @@ func (s *skiplist) seekGE(k []byte) *slNode {
 // seekLT returns the last node with key < k (the last node if k is nil).
 func (s *skiplist) seekLT(k []byte) *slNode {
 	x := &s.head
-	kp := keyPrefix(k)
+	kp, kp2 := keyPrefix(k), keyPrefix2(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && (k == nil || nx.less(kp, k)); nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && (k == nil || nx.less(kp, kp2, k)); nx = x.next[i] {
 			x = nx
 		}
 	}
@@ -151,10 +153,23 @@ func keyPrefix(k []byte) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// less reports n.key < k, where kp is keyPrefix(k).
-func (n *slNode) less(kp uint64, k []byte) bool {
+// keyPrefix2 is bytes 8 to 16 of k, zero-padded, big-endian.
+func keyPrefix2(k []byte) uint64 {
+	if len(k) <= 8 {
+		return 0
+	}
+	return keyPrefix(k[8:])
+}
+
+// less reports n.key < k, where kp and kp2 are keyPrefix(k) and
+// keyPrefix2(k). Zero padding sorts like the end of a key, so unequal
+// prefixes order keys as bytes.Compare does.
+func (n *slNode) less(kp, kp2 uint64, k []byte) bool {
 	if n.pfx != kp {
 		return n.pfx < kp
+	}
+	if n.pfx2 != kp2 {
+		return n.pfx2 < kp2
 	}
 	return bytes.Compare(n.key, k) < 0
 }

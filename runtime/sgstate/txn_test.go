@@ -81,7 +81,7 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 				// through Close, then release the DB lock so it can reopen.
 				ks := s.(*kvStore)
 				pe := ks.eng.(*pebbleEngine)
-				pe.batch = nil
+				pe.resetStage()
 				mustNoErr(t, pe.db.Close())
 			} else {
 				mustNoErr(t, s.Close())
