@@ -186,6 +186,15 @@ type WindowStore interface {
 	ObservedStreamTime() int64
 }
 
+// WindowGetter is implemented by the built-in window stores: Get returns a
+// copy of the value of key's window starting at windowStart (with
+// duplicates retained, the last one put), with Fetch's retention rule. It
+// answers what Fetch(key, windowStart, windowStart, ...) answers, but as a
+// point lookup rather than a range scan.
+type WindowGetter interface {
+	Get(key []byte, windowStart int64) (value []byte, found bool, err error)
+}
+
 // SessionStore stores values by key and session [start, end], both
 // inclusive.
 //

@@ -2,6 +2,7 @@ package sgstate
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
@@ -148,6 +149,39 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 	}
 	return nil
 }
+
+// Get returns a copy of the value of key's window starting at windowStart
+// (with duplicates retained, the last one put), under Fetch's retention
+// rule; it implements WindowGetter. Without duplicates it is a point
+// lookup in the key index, where Fetch would open a range scan: a windowed
+// aggregation reads every window a record falls into this way.
+func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
+	if s.eng == nil {
+		return nil, false, s.notOpen()
+	}
+	if s.opts.RetainDuplicates {
+		var out []byte
+		found := false
+		err := s.fetch(key, windowStart, windowStart, true, func(_ int64, v []byte) error {
+			out, found = cloneBytes(v), true
+			return errStopGet
+		})
+		if err != nil && err != errStopGet {
+			return nil, false, err
+		}
+		return out, found, nil
+	}
+	if _, _, ok := s.seg.clamp(windowStart, windowStart); !ok {
+		return nil, false, nil
+	}
+	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(windowStart), key)
+	b = binary.BigEndian.AppendUint32(appendTime(b, windowStart), 0)
+	s.buf2 = b
+	return s.eng.get(b)
+}
+
+// errStopGet ends Get's scan at the first entry.
+var errStopGet = errors.New("streamgen: stop")
 
 func (s *windowStore) FetchAll(timeFrom, timeTo int64, fn func(key []byte, windowStart int64, value []byte) error) error {
 	if s.eng == nil {

@@ -213,6 +213,7 @@ func TestWindowStore(t *testing.T) {
 					if got := s.ObservedStreamTime(); got != c.observed {
 						t.Errorf("observed stream time = %d, want %d", got, c.observed)
 					}
+					checkGetMatchesFetch(t, s, c.puts)
 				})
 			}
 		}
@@ -282,5 +283,34 @@ func TestWindowSegmentsPhysicallyDropped(t *testing.T) {
 				t.Fatalf("raw entries = %d, want 20", raw)
 			}
 		})
+	}
+}
+
+// checkGetMatchesFetch: WindowGetter.Get answers what a one-window
+// BackwardFetch answers (its first entry), for every key and time the puts
+// used and their neighbours, expired ones included.
+func checkGetMatchesFetch(t *testing.T, s WindowStore, puts []wop) {
+	t.Helper()
+	g, ok := s.(WindowGetter)
+	if !ok {
+		t.Fatalf("%T does not implement WindowGetter", s)
+	}
+	for _, p := range puts {
+		for _, ts := range []int64{p.ts - 1, p.ts, p.ts + 1} {
+			var want []byte
+			wantFound := false
+			err := s.BackwardFetch([]byte(p.key), ts, ts, func(_ int64, v []byte) error {
+				if !wantFound {
+					want, wantFound = append([]byte(nil), v...), true
+				}
+				return nil
+			})
+			mustNoErr(t, err)
+			got, found, err := g.Get([]byte(p.key), ts)
+			mustNoErr(t, err)
+			if found != wantFound || string(got) != string(want) {
+				t.Errorf("Get(%q, %d) = %q, %v; BackwardFetch gives %q, %v", p.key, ts, got, found, want, wantFound)
+			}
+		}
 	}
 }

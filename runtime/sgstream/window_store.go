@@ -52,6 +52,14 @@ func (s *TypedWindowStore[K, V]) Fetch(key K, start int64) (v V, found bool, err
 	if err != nil {
 		return v, false, err
 	}
+	if g, ok := s.Store.(sgstate.WindowGetter); ok {
+		b, ok, err := g.Get(kb, start)
+		if err != nil || !ok {
+			return v, false, err
+		}
+		v, err = s.decode(b)
+		return v, err == nil, err
+	}
 	err = s.Store.BackwardFetch(kb, start, start, func(_ int64, b []byte) error {
 		v, err = s.decode(b)
 		found = err == nil
