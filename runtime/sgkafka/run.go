@@ -84,7 +84,7 @@ func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stde
 		return 2
 	}
 	if err := runApp(ctx, app, f, stdout, logger); err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, explainSecurityError(err, f))
 		return 1
 	}
 	return 0
