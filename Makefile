@@ -3,7 +3,7 @@
 GO ?= go
 export CGO_ENABLED ?= 0
 
-.PHONY: demo test generate check-generated build vet fuzz conformance bench bench-inproc kafka-fetch
+.PHONY: demo test generate check-generated build vet fuzz conformance bench bench-inproc kafka-fetch chaos
 
 ## demo: generate the orders example and run it end to end on the embedded broker
 demo:
@@ -15,7 +15,7 @@ test:
 
 ## generate: regenerate examples, goldens and conformance scenarios
 generate:
-	$(GO) generate ./examples/... ./conformance/...
+	$(GO) generate ./examples/... ./conformance/... ./chaos/...
 	$(GO) test ./golden -update
 
 ## check-generated: fail when generated files are stale
@@ -44,6 +44,10 @@ bench:
 ## bench-inproc: the in-process benchmarks (serdes side by side with msgpack/v5 and tinylib/msgp, stores, operators)
 bench-inproc:
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/... ./runtime/sgstream/ ./runtime/sgstate/
+
+## chaos: exactly-once under kill -9 (CHAOS_FLAGS, e.g. "-runs 20" or "-broker-faults 1"); ends with the summary line
+chaos:
+	bash scripts/chaos.sh $(CHAOS_FLAGS)
 
 kafka-fetch:
 	bash scripts/kafka.sh fetch

@@ -1,0 +1,596 @@
+// Package chaos proves exactly-once under crashes the way Apache Kafka
+// proves Kafka Streams' (streams_eos_test and its verifier): a driver
+// writes keyed integers at a steady rate, three instances of the EOS test
+// application (chaos/eos, compiled by streamgen) process them under
+// exactly_once_v2 while instances are killed with SIGKILL, stopped and
+// restarted, and optionally the broker is killed; then a verifier checks
+// every output against the input record by record. See README.md.
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Config scales and seeds the chaos runs.
+type Config struct {
+	Brokers []string
+	// Bin is the EOS application binary (BuildApp builds it).
+	Bin string
+	// WorkDir holds the instances' state directories and logs; a run's
+	// directory is removed when the run passes.
+	WorkDir string
+	Out     io.Writer
+	// Keep keeps the logs and state of passed runs too.
+	Keep bool
+
+	Runs    int
+	Records int           // input records per run
+	Rate    int           // input records per second
+	Keys    int           // distinct keys
+	Kills   int           // kill -9 of an instance per run
+	Seed    uint64        // run i uses Seed+i
+	MaxDown time.Duration // an instance killed stays down up to this long
+
+	SessionTimeout time.Duration
+	CommitInterval time.Duration // 0: the spec's (5 s)
+	CatchUp        time.Duration // how long processing may lag behind the driver
+
+	// BrokerFaults kill -9 the broker this many times per run, and start
+	// each run with the broker down (the instances must wait for it).
+	BrokerFaults int
+	Broker       BrokerControl
+}
+
+// BrokerControl crashes and restarts the broker of a broker-fault run.
+type BrokerControl interface {
+	Kill9() error
+	Start() error
+}
+
+// ScriptBroker controls a broker of scripts/kafka.sh by its directory.
+type ScriptBroker struct {
+	Script, Dir string
+}
+
+func (b ScriptBroker) run(cmd string) error {
+	out, err := exec.Command("bash", b.Script, cmd, b.Dir).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("kafka.sh %s: %v: %s", cmd, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func (b ScriptBroker) Kill9() error { return b.run("kill9") }
+func (b ScriptBroker) Start() error { return b.run("start") }
+
+// KafkaScript finds scripts/kafka.sh above the working directory.
+func KafkaScript() (string, error) { return findRepoFile(filepath.Join("scripts", "kafka.sh")) }
+
+// BuildApp builds the EOS application into dir and returns its path.
+func BuildApp(ctx context.Context, dir string) (string, error) {
+	mod, err := findRepoFile("go.mod")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "chaos-eos")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./chaos/eos")
+	cmd.Dir = filepath.Dir(mod)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./chaos/eos: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Result is what one run measured.
+type Result struct {
+	Run            int
+	Seed           uint64
+	Records        int64 // input records verified
+	Kills          int
+	BrokerKills    int
+	CleanRestarts  int
+	AbortedTxns    int
+	AbortedRecords int64
+	Restores       int           // restorations (a task group opened after a start or a rebalance)
+	Restored       int64         // changelog records restored
+	RestoreMax     time.Duration // longest restoration
+	RestoreTotal   time.Duration
+	Lost, Dup      int64
+	Took           time.Duration
+	Err            error
+}
+
+func (r Result) String() string {
+	status := "ok"
+	if r.Err != nil {
+		status = "FAILED: " + r.Err.Error()
+	}
+	return fmt.Sprintf("run %d seed=%d: %d input records, %d kills, %d clean restarts, %d broker kills, %d aborted transactions (%d aborted output records), %d restorations of %d records (max %s, total %s), %d lost, %d duplicated, %s: %s",
+		r.Run, r.Seed, r.Records, r.Kills, r.CleanRestarts, r.BrokerKills, r.AbortedTxns, r.AbortedRecords,
+		r.Restores, r.Restored, r.RestoreMax, r.RestoreTotal, r.Lost, r.Dup, r.Took.Round(time.Second), status)
+}
+
+// Summary adds up runs.
+type Summary struct {
+	Runs, Kills, Failed int
+	Records, Lost, Dup  int64
+}
+
+func (s Summary) String() string {
+	return fmt.Sprintf("chaos: %d runs, %d kills, %d input records, %d lost, %d duplicated, %d failed runs",
+		s.Runs, s.Kills, s.Records, s.Lost, s.Dup, s.Failed)
+}
+
+// Run runs cfg.Runs runs one after the other and prints a line per run;
+// the caller prints the summary.
+func Run(ctx context.Context, cfg Config) (Summary, []Result) {
+	cfg.defaults()
+	var sum Summary
+	var results []Result
+	fmt.Fprintf(cfg.Out, "chaos: seed %d (replay with -seed %d); %d runs of %d records at %d/s, %d kills, %d broker kills each\n",
+		cfg.Seed, cfg.Seed, cfg.Runs, cfg.Records, cfg.Rate, cfg.Kills, cfg.BrokerFaults)
+	for i := 0; i < cfg.Runs && ctx.Err() == nil; i++ {
+		r := runOne(ctx, cfg, i)
+		results = append(results, r)
+		fmt.Fprintln(cfg.Out, r)
+		sum.Runs++
+		sum.Kills += r.Kills
+		sum.Records += r.Records
+		sum.Lost += r.Lost
+		sum.Dup += r.Dup
+		if r.Err != nil {
+			sum.Failed++
+		}
+	}
+	return sum, results
+}
+
+func (cfg *Config) defaults() {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Runs <= 0 {
+		cfg.Runs = 1
+	}
+	if cfg.Records <= 0 {
+		cfg.Records = 100_000
+	}
+	if cfg.Rate <= 0 {
+		cfg.Rate = 2000
+	}
+	if cfg.Keys <= 0 {
+		cfg.Keys = 1000
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = 10 * time.Second
+	}
+	if cfg.CatchUp <= 0 {
+		cfg.CatchUp = 5 * time.Minute
+	}
+}
+
+// event is one fault of a run's schedule.
+type event struct {
+	at   time.Duration // since the driver started
+	kind string        // "kill", "restart", "broker"
+	inst int
+	down time.Duration
+}
+
+// schedule draws a run's faults: kills spread over the production window,
+// a clean stop-and-restart of another instance between two kills, broker
+// kills in the middle.
+func schedule(rng *rand.Rand, cfg Config) []event {
+	window := time.Duration(float64(cfg.Records) / float64(cfg.Rate) * float64(time.Second))
+	at := func(lo, hi float64) time.Duration {
+		return time.Duration((lo + rng.Float64()*(hi-lo)) * float64(window))
+	}
+	var evs []event
+	var kills []time.Duration
+	for range cfg.Kills {
+		kills = append(kills, at(0.1, 0.85))
+	}
+	sort.Slice(kills, func(i, j int) bool { return kills[i] < kills[j] })
+	for i, t := range kills {
+		victim := rng.IntN(3)
+		down := time.Duration(rng.Int64N(int64(cfg.MaxDown) + 1))
+		evs = append(evs, event{at: t, kind: "kill", inst: victim, down: down})
+		if i+1 < len(kills) {
+			evs = append(evs, event{at: (t + down + kills[i+1]) / 2, kind: "restart", inst: (victim + 1 + rng.IntN(2)) % 3})
+		}
+	}
+	for range cfg.BrokerFaults {
+		evs = append(evs, event{at: at(0.3, 0.7), kind: "broker", down: time.Duration(2+rng.IntN(7)) * time.Second})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	return evs
+}
+
+func runOne(ctx context.Context, cfg Config, i int) (res Result) {
+	seed := cfg.Seed + uint64(i)
+	res = Result{Run: i + 1, Seed: seed}
+	began := time.Now()
+	defer func() { res.Took = time.Since(began) }()
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	// The seed decides the data and the faults; the application id is
+	// new every time, so a replay never meets a previous run's group or
+	// internal topics.
+	appID := fmt.Sprintf("chaos-eos-%d-%x", seed, time.Now().UnixNano()&0xffffff)
+	dir := filepath.Join(cfg.WorkDir, appID)
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Err = err
+		return res
+	}
+	var errs []error
+	note := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	defer func() {
+		if res.Err == nil {
+			res.Err = errors.Join(errs...)
+		}
+		if res.Err != nil {
+			res.Err = fmt.Errorf("%w (logs in %s)", res.Err, dir)
+		} else if !cfg.Keep {
+			os.RemoveAll(dir)
+		}
+	}()
+
+	if err := resetTopics(ctx, cfg.Brokers, appID); err != nil {
+		res.Err = err
+		return res
+	}
+	args := func(k int) []string {
+		a := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", appID,
+			"--state-dir", filepath.Join(dir, fmt.Sprintf("state-%d", k)),
+			"--group-instance-id", fmt.Sprintf("%s-i%d", appID, k),
+			"--session-timeout", cfg.SessionTimeout.String(),
+			"--cache-bytes", "0", "--log-format", "json"}
+		if cfg.CommitInterval > 0 {
+			a = append(a, "--commit-interval", cfg.CommitInterval.String())
+		}
+		return a
+	}
+	insts := make([]*instance, 3)
+	for k := range insts {
+		insts[k] = &instance{name: fmt.Sprintf("instance %d", k), bin: cfg.Bin, args: args(k),
+			logPath: filepath.Join(dir, fmt.Sprintf("instance-%d.log", k))}
+	}
+	defer func() {
+		for _, in := range insts {
+			in.kill9()
+		}
+	}()
+
+	// Broker faults start with the broker down: the instances must wait
+	// for it, as Kafka Streams does, instead of failing.
+	if cfg.BrokerFaults > 0 {
+		if err := cfg.Broker.Kill9(); err != nil {
+			res.Err = err
+			return res
+		}
+		res.BrokerKills++
+	}
+	for _, in := range insts {
+		if err := in.start(); err != nil {
+			res.Err = err
+			return res
+		}
+	}
+	if cfg.BrokerFaults > 0 {
+		sleep(ctx, time.Duration(3+rng.IntN(6))*time.Second)
+		if err := cfg.Broker.Start(); err != nil {
+			res.Err = err
+			return res
+		}
+	}
+	if err := waitFor(ctx, 3*time.Minute, func() error {
+		for _, in := range insts {
+			if err := in.exitedBadly(); err != nil {
+				return err
+			}
+			if !in.isRunning() {
+				return errNotYet
+			}
+		}
+		return nil
+	}); err != nil {
+		res.Err = fmt.Errorf("instances not RUNNING: %w", err)
+		return res
+	}
+
+	watch, err := watchOutputs(ctx, cfg.Brokers)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	defer watch.close()
+	drv := &driver{brokers: cfg.Brokers, topic: inputTopic, records: cfg.Records, rate: cfg.Rate, keys: cfg.Keys,
+		rng: rand.New(rand.NewPCG(seed, 0xda7a))}
+	drvDone := make(chan error, 1)
+	start := time.Now()
+	go func() { drvDone <- drv.run(ctx) }()
+
+	for _, ev := range schedule(rng, cfg) {
+		sleep(ctx, time.Until(start.Add(ev.at)))
+		for _, in := range insts {
+			if err := in.exitedBadly(); err != nil {
+				note(err)
+				note(in.start())
+			}
+		}
+		switch ev.kind {
+		case "kill":
+			// Like Kafka's test, kill an instance that is processing (it
+			// holds an open transaction), not one still starting up.
+			victim := insts[ev.inst]
+			waitFor(ctx, time.Minute, func() error {
+				if victim.isRunning() || victim.exitedBadly() != nil {
+					return nil
+				}
+				return errNotYet
+			})
+			victim.kill9()
+			res.Kills++
+			sleep(ctx, ev.down)
+			note(insts[ev.inst].start())
+		case "restart":
+			note(insts[ev.inst].stop(2 * time.Minute))
+			note(insts[ev.inst].start())
+			res.CleanRestarts++
+		case "broker":
+			note(cfg.Broker.Kill9())
+			res.BrokerKills++
+			sleep(ctx, ev.down)
+			note(cfg.Broker.Start())
+		}
+	}
+	if err := <-drvDone; err != nil {
+		res.Err = err
+		return res
+	}
+
+	// Wait until every output holds one record per input record.
+	total, err := endTotal(ctx, cfg.Brokers, inputTopic)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	note(waitFor(ctx, cfg.CatchUp, func() error {
+		for _, in := range insts {
+			if err := in.exitedBadly(); err != nil {
+				return err
+			}
+		}
+		for _, t := range outputTopics {
+			if n := watch.count(t); n < total {
+				return fmt.Errorf("%w: %s has %d of %d records", errNotYet, t, n, total)
+			}
+		}
+		return nil
+	}))
+	for _, in := range insts {
+		note(in.stop(2 * time.Minute))
+	}
+	for _, in := range insts {
+		for _, l := range in.restorations() {
+			res.Restores++
+			res.Restored += l.num("records")
+			if d, err := time.ParseDuration(l.str("took")); err == nil {
+				res.RestoreMax = max(res.RestoreMax, d)
+				res.RestoreTotal += d
+			}
+		}
+	}
+	v, err := verify(ctx, cfg.Brokers, appID)
+	if err != nil {
+		res.Err = fmt.Errorf("verifier: %w", err)
+		return res
+	}
+	res.Records = v.inputs
+	res.Lost = v.lost + v.unprocessed
+	res.Dup = v.dup
+	res.AbortedTxns = v.abortedTxns
+	res.AbortedRecords = v.abortedRecords
+	note(v.err())
+	if len(errs) == 0 {
+		deleteTopics(ctx, cfg.Brokers, appID)
+	}
+	return res
+}
+
+var errNotYet = errors.New("not yet")
+
+// waitFor polls f until it returns nil, a non-errNotYet error, or timeout.
+func waitFor(ctx context.Context, timeout time.Duration, f func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil || !errors.Is(err, errNotYet) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after %s: %w", timeout, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sleep(ctx, 200*time.Millisecond)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func admin(brokers []string) (*kadm.Client, *kgo.Client, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.MetadataMinAge(100*time.Millisecond))
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl, nil
+}
+
+// resetTopics deletes the application's topics (a previous run's) and
+// creates the input and output topics empty, 5 partitions each.
+func resetTopics(ctx context.Context, brokers []string, appID string) error {
+	adm, cl, err := admin(brokers)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	names := append([]string{inputTopic}, outputTopics...)
+	if _, err := adm.DeleteTopics(ctx, names...); err != nil {
+		return fmt.Errorf("deleting topics: %w", err)
+	}
+	for _, name := range names {
+		for {
+			resp, err := adm.CreateTopic(ctx, partitions, 1, nil, name)
+			if err == nil {
+				err = resp.Err
+			}
+			if err == nil {
+				break
+			}
+			// A topic deleted a moment ago may still be on its way out.
+			if !errors.Is(err, kerr.TopicAlreadyExists) || ctx.Err() != nil {
+				return fmt.Errorf("creating topic %q: %w", name, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	// Every partition led before the run starts.
+	for {
+		md, err := adm.Metadata(ctx, names...)
+		ready := err == nil
+		if ready {
+			for _, n := range names {
+				td, ok := md.Topics[n]
+				if !ok || td.Err != nil || len(td.Partitions) != partitions {
+					ready = false
+					break
+				}
+				for _, p := range td.Partitions {
+					if p.Err != nil || p.Leader < 0 {
+						ready = false
+					}
+				}
+			}
+		}
+		if ready {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("topics not ready: %w", ctx.Err())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// deleteTopics removes a passed run's internal topics so that many runs
+// do not pile up partitions on the broker.
+func deleteTopics(ctx context.Context, brokers []string, appID string) {
+	adm, cl, err := admin(brokers)
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	all, err := adm.ListTopics(ctx)
+	if err != nil {
+		return
+	}
+	var mine []string
+	for _, t := range all.Names() {
+		if strings.HasPrefix(t, appID+"-") {
+			mine = append(mine, t)
+		}
+	}
+	if len(mine) > 0 {
+		adm.DeleteTopics(ctx, mine...)
+	}
+}
+
+func endTotal(ctx context.Context, brokers []string, topic string) (int64, error) {
+	adm, cl, err := admin(brokers)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
+	return n, nil
+}
+
+// outputWatch counts the committed records of the output topics as they
+// arrive, to know when processing caught up with the driver.
+type outputWatch struct {
+	cl     *kgo.Client
+	mu     sync.Mutex
+	counts map[string]int64
+	done   chan struct{}
+}
+
+func watchOutputs(ctx context.Context, brokers []string) (*outputWatch, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(outputTopics...),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return nil, err
+	}
+	w := &outputWatch{cl: cl, counts: map[string]int64{}, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			fs := cl.PollFetches(ctx)
+			if fs.IsClientClosed() || ctx.Err() != nil {
+				return
+			}
+			w.mu.Lock()
+			fs.EachRecord(func(r *kgo.Record) { w.counts[r.Topic]++ })
+			w.mu.Unlock()
+		}
+	}()
+	return w, nil
+}
+
+func (w *outputWatch) count(topic string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.counts[topic]
+}
+
+func (w *outputWatch) close() {
+	w.cl.Close()
+	<-w.done
+}
