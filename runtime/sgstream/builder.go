@@ -89,6 +89,8 @@ type Builder struct {
 	sources map[string]*sourceEntry
 	inits   []nodeInit
 	errs    []error
+	// counters are the forward counters of this task's nodes (metrics.go).
+	counters []nodeCounter
 }
 
 type nodeInit struct {
@@ -345,6 +347,7 @@ func (s Stream[K, V]) To(n Node[K, V]) { s.out.children = append(s.out.children,
 // to the returned node. Operator implementations use it to create outputs.
 func NewStream[K, V any](b *Builder, info *NodeInfo) (Stream[K, V], Node[K, V]) {
 	f := &fanout[K, V]{}
+	b.countForwards(info, &f.n)
 	return Stream[K, V]{b: b, info: info, out: f}, f
 }
 
@@ -358,9 +361,13 @@ type Node[K, V any] interface {
 // (Kafka Streams forwards depth-first in topology order).
 type fanout[K, V any] struct {
 	children []Node[K, V]
+	// n counts the records forwarded: a plain int, because only the task's
+	// goroutine touches it (Task.ForwardCounts reads it there too).
+	n int64
 }
 
 func (f *fanout[K, V]) Process(r Record[K, V]) error {
+	f.n++
 	for _, c := range f.children {
 		if err := c.Process(r); err != nil {
 			return err

@@ -36,6 +36,7 @@ type ValueGetter[K, V any] interface {
 // up; store names the materializing store or is "".
 func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *Task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
 	f := &fanout[K, Change[V]]{}
+	b.countForwards(info, &f.n)
 	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, old: &tableOpts{}, Key: key, Value: value}, f
 }
 
@@ -76,6 +77,7 @@ type GroupedTable[K, V any] struct {
 // NewGroupedTable creates a grouped-table handle fed by the returned node.
 func NewGroupedTable[K, V any](b *Builder, info *NodeInfo, key serdes.Serde[K], value serdes.Serde[V]) (GroupedTable[K, V], Node[K, Change[V]]) {
 	f := &fanout[K, Change[V]]{}
+	b.countForwards(info, &f.n)
 	return GroupedTable[K, V]{b: b, info: info, out: f, Key: key, Value: value}, f
 }
 

@@ -142,6 +142,7 @@ type TaskStats struct {
 	Skipped      int64 // bad records skipped: continue policy, or invalid timestamp skipped
 	DeadLettered int64 // bad records written to the dead-letter topic
 	Dropped      int64 // records dropped by operators (late, null key …)
+	Late         int64 // of Dropped: records for a window that had closed (DropLate)
 }
 
 // Task runs one sub-topology for one partition.
@@ -166,6 +167,8 @@ type Task struct {
 	closers []func() error
 	// cache is the record cache, nil without one (see kvstore.go).
 	cache *recordCache
+	// fwd are the forward counters of this task's nodes (metrics.go).
+	fwd []nodeCounter
 }
 
 type punctuation struct {

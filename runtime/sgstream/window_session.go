@@ -194,7 +194,7 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 		return err
 	}
 	if end < closeTime {
-		p.t.Drop()
+		p.t.DropLate()
 		p.t.Logger().Debug("skipping record for expired window", "node", p.name, "timestamp", ts,
 			"window", fmt.Sprintf("[%d,%d]", start, end), "expiration", closeTime, "stream_time", p.observed)
 		return p.maybeEmitFinal(&r, closeTime)

@@ -174,7 +174,7 @@ func (c *windowAggCore[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowed[K]
 
 // drop counts and logs a record (or one window of it) skipped as late.
 func (c *windowAggCore[K, V, VA]) drop(ts, closeTime int64, window string) {
-	c.t.Drop()
+	c.t.DropLate()
 	c.t.Logger().Debug("skipping record for expired window", "node", c.name, "timestamp", ts,
 		"window", window, "expiration", closeTime, "stream_time", c.observed)
 }
