@@ -198,17 +198,3 @@ func nodeStores(n *spec.Node) []*spec.Store {
 	}
 	return out
 }
-
-// StoreSubTopologies maps every store of prog to the number of the
-// sub-topology that uses it, as describe numbers them (the runtime numbers
-// its tasks, and names their state directories, the same way).
-func StoreSubTopologies(prog *spec.Program) map[string]int {
-	g := buildDescribeGraph(prog)
-	out := map[string]int{}
-	for _, d := range g.nodes {
-		for _, s := range d.stores {
-			out[s] = d.sub
-		}
-	}
-	return out
-}

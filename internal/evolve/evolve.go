@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -333,7 +332,6 @@ func findStore(p *spec.Program, name string) *spec.Store {
 }
 
 func (c *comparer) stores() {
-	c.storeMoves()
 	for _, os := range c.old.Stores {
 		ns := findStore(c.new, os.Name)
 		if ns == nil && globalStore(c.old, os) {
@@ -502,31 +500,6 @@ func partitionsText(n int) string {
 		return "that of its source topics"
 	}
 	return fmt.Sprint(n)
-}
-
-// storeMoves reports stores whose sub-topology number changes: task ids,
-// and with them the state directories, follow the number, so the store is
-// not found on disk where the old version left it.
-func (c *comparer) storeMoves() {
-	oldSub, newSub := gen.StoreSubTopologies(c.old), gen.StoreSubTopologies(c.new)
-	for _, ns := range c.new.Stores {
-		os := findStore(c.old, ns.Name)
-		if os == nil || globalStore(c.old, os) || globalStore(c.new, ns) {
-			continue
-		}
-		o, ok1 := oldSub[os.Name]
-		n, ok2 := newSub[ns.Name]
-		if !ok1 || !ok2 || o == n {
-			continue
-		}
-		if ns.Logged && os.Logged {
-			c.add(ns.Pos, Warning, "nothing to do if a restore on the first start is acceptable; to avoid it, keep the order of the pipelines (new pipelines last)",
-				"store %q moves from sub-topology %d to %d: its tasks (%d_<partition>) become %d_<partition>, so every instance restores it from its changelog on the first start", ns.Name, o, n, o, n)
-			continue
-		}
-		c.add(ns.Pos, Breaking, "keep the order of the pipelines (new pipelines last), or make the store logged",
-			"store %q moves from sub-topology %d to %d and is not logged: the new tasks do not find its state on disk, and nothing restores it", ns.Name, o, n)
-	}
 }
 
 // globalStore reports whether s materializes a global table (restored from
