@@ -70,7 +70,9 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	if cfg.UntilWindowCloses && bufferTime == nil {
 		b.Errorf("suppress %q: until window closes needs the window end as buffer time", name)
 	}
-	b.AddStore(info, StoreSpec{Name: name, Kind: KeyValueStore, Logged: true})
+	// The buffer's store is <name>-store, as Kafka Streams names a named
+	// suppression's store, so its changelog is <app id>-<name>-store-changelog.
+	b.AddStore(info, StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true})
 	SendOldValues(t)
 	p := &suppressor[K, V]{name: name, cfg: cfg, bufferTime: bufferTime, key: t.Key, value: t.Value}
 	if cfg.UntilWindowCloses {
@@ -95,6 +97,9 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	t.To(p)
 	return out
 }
+
+// suppressStoreName is the store of the suppression named name.
+func suppressStoreName(name string) string { return name + "-store" }
 
 type suppressor[K, V any] struct {
 	name       string
@@ -166,7 +171,7 @@ func (q *bufQueue[K]) Pop() any {
 }
 
 func (p *suppressor[K, V]) init(t *Task) error {
-	s, err := t.Store(p.name)
+	s, err := t.Store(suppressStoreName(p.name))
 	if err != nil {
 		return err
 	}
