@@ -116,3 +116,37 @@ func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
 }
+
+// TestChaosBrokerFaults starts a run with the broker down (the instances
+// must wait for it) and kills the broker with SIGKILL in the middle of the
+// run; the application must recover by itself and the verifier pass. It
+// needs a broker of its own (three broker starts: about two minutes on a
+// small machine), so it is opt-in: STREAMGEN_CHAOS_BROKER_FAULTS=1.
+// `make chaos CHAOS_FLAGS=-broker-faults=1` runs the same at full size.
+func TestChaosBrokerFaults(t *testing.T) {
+	if os.Getenv("STREAMGEN_CHAOS_BROKER_FAULTS") != "1" {
+		t.Skip("opt-in: set STREAMGEN_CHAOS_BROKER_FAULTS=1 (starts a broker of its own)")
+	}
+	b := kafkatest.NewBroker(t)
+	script, err := KafkaScript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Brokers: []string{b.Addr}, Bin: buildApp(t), WorkDir: t.TempDir(), Out: testWriter{t},
+		Runs: 1, Records: 20_000, Rate: 1000, Keys: 500, Kills: 1, Seed: uint64(time.Now().UnixNano() % 1_000_003),
+		SessionTimeout: 10 * time.Second, MaxDown: 3 * time.Second, CatchUp: 5 * time.Minute,
+		BrokerFaults: 1, Broker: ScriptBroker{Script: script, Dir: b.Dir},
+	}
+	_, results := Run(context.Background(), cfg)
+	if len(results) != 1 {
+		t.Fatalf("%d results", len(results))
+	}
+	r := results[0]
+	if r.Err != nil {
+		t.Fatalf("run failed (seed %d): %v", r.Seed, r.Err)
+	}
+	if r.Records != 20_000 || r.BrokerKills != 2 || r.Lost != 0 || r.Dup != 0 {
+		t.Fatalf("want 20000 records, 2 broker kills (at start and mid-run), 0 lost, 0 duplicated: %v", r)
+	}
+}
