@@ -108,7 +108,17 @@ type NamedCache struct {
 	// flushing guards against evicting from the namespace while its flush
 	// callback runs.
 	flushing bool
+	// skipOld: the flush callback needs no old values (SetOldValues).
+	skipOld bool
 }
+
+// SetOldValues says whether the flush callback needs FlushEntry.OldValue
+// (default true). Without, Flush reads the underlying store only for
+// deleted keys, to drop keys created and deleted between two flushes, and
+// OldValue is nil for updates: Kafka Streams' CachingKeyValueStore reads
+// the old value only with sendOldValues or for a delete, and on Pebble that
+// read is most of what a flush costs.
+func (n *NamedCache) SetOldValues(need bool) { n.skipOld = !need }
 
 type cacheEntry struct {
 	key       []byte
@@ -249,10 +259,14 @@ func (n *NamedCache) Flush() error {
 	n.flushing = true
 	defer func() { n.flushing = false }()
 	for i, e := range batch {
-		old, had, err := n.old(e.key)
-		if err != nil {
-			n.redirty(batch[i:])
-			return err
+		var old []byte
+		had := false
+		if !n.skipOld || e.value == nil {
+			var err error
+			if old, had, err = n.old(e.key); err != nil {
+				n.redirty(batch[i:])
+				return err
+			}
 		}
 		if !had {
 			old = nil

@@ -182,3 +182,30 @@ func TestCacheRemoveDropsNamespace(t *testing.T) {
 	}
 	c.Remove("unknown") // no-op
 }
+
+// Without old values a flush reads the store only for deletes: updates
+// carry no old value, a key created and deleted between flushes is still
+// skipped, and a delete of a stored key still gets its old value.
+func TestCacheWithoutOldValues(t *testing.T) {
+	c := NewCache(1 << 20)
+	h, nc := newCacheHarness(t, c, "counts")
+	mustNoErr(t, nc.Put([]byte("a"), []byte("1"), 10, nil))
+	mustNoErr(t, nc.Put([]byte("b"), []byte("1"), 11, nil))
+	mustNoErr(t, c.Flush())
+	h.take()
+	nc.SetOldValues(false)
+	mustNoErr(t, nc.Put([]byte("a"), []byte("2"), 12, nil))
+	mustNoErr(t, nc.Put([]byte("b"), nil, 13, nil))
+	mustNoErr(t, nc.Put([]byte("x"), []byte("1"), 14, nil))
+	mustNoErr(t, nc.Put([]byte("x"), nil, 15, nil))
+	mustNoErr(t, c.Flush())
+	if got := h.take(); got != "a:2<-nil@12/<nil> b:nil<-1@13/<nil>" {
+		t.Fatalf("flushed %q", got)
+	}
+	nc.SetOldValues(true)
+	mustNoErr(t, nc.Put([]byte("a"), []byte("3"), 16, nil))
+	mustNoErr(t, c.Flush())
+	if got := h.take(); got != "a:3<-2@16/<nil>" {
+		t.Fatalf("flushed %q", got)
+	}
+}

@@ -36,6 +36,9 @@ type slNode struct {
 	tomb bool
 	prev *slNode
 	next []*slNode
+	// next1 holds next for the three nodes in four that have one level,
+	// saving them an allocation.
+	next1 [1]*slNode
 }
 
 func newSkiplist() *skiplist {
@@ -82,7 +85,12 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 		}
 		s.level = l
 	}
-	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb, next: make([]*slNode, l)}
+	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb}
+	if l == 1 {
+		nn.next = nn.next1[:]
+	} else {
+		nn.next = make([]*slNode, l)
+	}
 	for i := 0; i < l; i++ {
 		nn.next[i] = s.update[i].next[i]
 		s.update[i].next[i] = nn

@@ -210,7 +210,7 @@ func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string,
 	info := b.AddNode(name, op, g.Stream.info)
 	aggStore(b, info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
-	u := &aggUpdater[K, A]{out: out}
+	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
 	g.Stream.To(foldNode(u, name, step))
 	return tbl
@@ -244,6 +244,9 @@ type aggUpdater[K, A any] struct {
 	t   *Task
 	kv  *KVStore[K, A]
 	out Node[K, Change[A]]
+	// needOld reports whether the aggregate's table sends old values
+	// downstream; it is asked at task init, when the graph is complete.
+	needOld func() bool
 }
 
 func (u *aggUpdater[K, A]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
@@ -255,6 +258,7 @@ func (u *aggUpdater[K, A]) init(t *Task, store string, key serdes.Serde[K], valu
 	kv.SetFlushListener(func(k K, ch Change[A], ts int64) error {
 		return u.out.Process(Record[K, Change[A]]{Key: k, Value: ch, Timestamp: ts})
 	})
+	kv.NeedOldValues(u.needOld == nil || u.needOld())
 	return nil
 }
 
@@ -338,7 +342,7 @@ func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, a
 	info := b.AddNode(name, op, g.info)
 	aggStore(b, info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
-	u := &aggUpdater[K, A]{out: out}
+	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
 	g.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
 		if r.KeyNull {
@@ -436,7 +440,7 @@ func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *N
 func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, init func() A, aggSerde serdes.Serde[A]) Table[K, A] {
 	merge, names := c.nodes(name, "cogroup_aggregate", aggStoreSpec(store))
 	tbl, out := NewTable(c.b, merge, storeGetter(store, c.Key, aggSerde), store, c.Key, aggSerde)
-	u := &aggUpdater[K, A]{out: out}
+	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	for i, in := range c.inputs {
 		in.kv(u, names[i], init)
 	}

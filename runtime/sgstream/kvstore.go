@@ -163,6 +163,17 @@ func (s *KVStore[K, V]) SetFlushListener(fn func(key K, change Change[V], ts int
 	}
 }
 
+// NeedOldValues says whether the flush listener needs the old value of each
+// flushed key (default true). Owners of a cached store whose table sends
+// no old values downstream turn it off, which saves a read of the
+// underlying store per flushed key; the listener then gets OldNull for
+// updates. It does nothing for a store without cache.
+func (s *KVStore[K, V]) NeedOldValues(need bool) {
+	if s.cache != nil {
+		s.cache.ns.SetOldValues(need)
+	}
+}
+
 // kvGetter is the ValueGetter of a materialized table.
 type kvGetter[K, V any] struct{ s *KVStore[K, V] }
 

@@ -197,3 +197,46 @@ func TestCacheStartsAfreshWhenTaskReopens(t *testing.T) {
 	}
 	wantOut(t, c.take("out", decI64), "b=1@2")
 }
+
+// A cached aggregation reads the value it replaces at flush only when its
+// table sends old values downstream: then the change carries it, otherwise
+// (Kafka's CachingKeyValueStore without sendOldValues) it does not.
+func TestCacheOldValuesOnlyWhenSent(t *testing.T) {
+	for _, send := range []bool{false, true} {
+		t.Run(fmt.Sprint("send=", send), func(t *testing.T) {
+			var changes []string
+			build := func(b *Builder) {
+				s := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+				tbl := Count(GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+				if send {
+					SendOldValues(tbl)
+				}
+				tbl.To(NodeFunc[string, Change[int64]](func(r Record[string, Change[int64]]) error {
+					old := "null"
+					if !r.Value.OldNull {
+						old = fmt.Sprint(r.Value.Old)
+					}
+					changes = append(changes, fmt.Sprintf("%s=%d<-%s", r.Key, r.Value.New, old))
+					return nil
+				}))
+			}
+			task, _ := cachedTask(t, build, 1<<20)
+			procS(t, task, "in", "a", "x", 1)
+			procS(t, task, "in", "a", "x", 2)
+			if err := task.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+			procS(t, task, "in", "a", "x", 3)
+			if err := task.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+			want := "[a=2<-null a=3<-null]"
+			if send {
+				want = "[a=2<-null a=3<-2]"
+			}
+			if got := fmt.Sprint(changes); got != want {
+				t.Fatalf("changes = %s, want %s", got, want)
+			}
+		})
+	}
+}
