@@ -20,6 +20,16 @@ type taskBalancer struct {
 	// global sub-topologies have no tasks in the group: every instance
 	// reads their topics itself.
 	global map[int]bool
+	// userData rides in every subscription: the instance's query address
+	// (query.go), as Kafka Streams' SubscriptionInfo carries
+	// application.server.
+	userData []byte
+}
+
+// advertising sets the query address the member advertises.
+func (b *taskBalancer) advertising(queryAddr string) *taskBalancer {
+	b.userData = encodeUserData(queryAddr)
+	return b
 }
 
 func newTaskBalancer(tp *sgstream.Topology) *taskBalancer {
@@ -44,6 +54,7 @@ func (b *taskBalancer) JoinGroupMetadata(interests []string, current map[string]
 	meta.Version = 3
 	meta.Topics = interests
 	meta.Generation = generation
+	meta.UserData = b.userData
 	for topic, partitions := range current {
 		op := kmsg.NewConsumerMemberMetadataOwnedPartition()
 		op.Topic = topic

@@ -80,6 +80,11 @@ type Config struct {
 	// SessionTimeout is how long the group waits for a silent member
 	// before it rebalances its partitions away (default 45 s, Kafka's).
 	SessionTimeout time.Duration
+	// QueryAddr is the address (host:port) of this instance's interactive
+	// query endpoint, advertised to the other instances in the group
+	// metadata so they can forward queries for keys held here (Kafka
+	// Streams' application.server). Empty: none.
+	QueryAddr string
 	// Logger receives the engine's logs (default: discard).
 	Logger *slog.Logger
 	// ClientOpts are extra franz-go options for every client (TLS, SASL).
@@ -189,6 +194,8 @@ type Engine struct {
 	globalApplied atomic.Int64 // records of global topics applied
 
 	bad badRecords // bad records skipped and dead-lettered (badinput.go)
+
+	iq iqState // interactive queries (query.go)
 }
 
 // New creates an engine for tp. It does not contact Kafka.

@@ -39,6 +39,7 @@ type runFlags struct {
 	embedded                            bool
 	input, print                        string
 	untilIdle                           time.Duration
+	query                               *queryFlags
 	policies                            *policyFlags
 	errorPolicies                       errorPolicies
 }
@@ -148,6 +149,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	fs.StringVar(&f.print, "print", "", "print the records of these comma-separated topics (read committed) as JSON lines on stdout")
 	fs.DurationVar(&f.untilIdle, "until-idle", 0, "exit 0 once the input is processed and no record arrived for this long")
 	f.policies = addPolicyFlags(fs, app)
+	f.query = addQueryFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s run [flags]\n\nRuns the application on Kafka until SIGINT/SIGTERM.\n\nFlags:\n", app.ID)
 		fs.PrintDefaults()
@@ -260,6 +262,11 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 			return err
 		}
 	}
+	qs, err := listenQueries(f.query, slogger)
+	if err != nil {
+		return err
+	}
+	defer qs.stop()
 	cfg := Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
@@ -269,10 +276,12 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
+	cfg.QueryAddr = qs.addr()
 	e, err := New(tp, cfg)
 	if err != nil {
 		return err
 	}
+	qs.start(e, app)
 	slogger.Info("starting", "application_id", e.cfg.ApplicationID, "brokers", strings.Join(brokers, ","),
 		"guarantee", e.cfg.Guarantee, "commit_interval", e.cfg.CommitInterval.String(), "state_dir", e.cfg.StateDir,
 		"workers", e.cfg.Workers, "cache_bytes", e.cfg.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)

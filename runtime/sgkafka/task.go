@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
@@ -28,6 +29,9 @@ type task struct {
 	// waitSince is when the task first held records while another of its
 	// partitions had none buffered (zero when not waiting).
 	waitSince time.Time
+	// qmu excludes interactive queries while the worker changes the
+	// task's stores (query.go).
+	qmu sync.Mutex
 	// counted is t.Stats when its bad records were last added to the
 	// engine's counters (Engine.countCommitted).
 	counted sgstream.TaskStats
@@ -235,6 +239,8 @@ func (tk *task) clearQueues() {
 // order; unless force is set it may hold them while another partition of
 // the task is empty (see partitionWait).
 func (tk *task) process(force bool) (int, error) {
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
 	n := 0
 	for {
 		r := tk.next(force)

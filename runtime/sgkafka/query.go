@@ -1,0 +1,407 @@
+package sgkafka
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgquery"
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// Interactive queries (package sgquery): the engine is a sgquery.Source.
+//
+// Reads are made safe by locking, not by reading an older copy. Every task
+// has a mutex (task.qmu) that its worker holds while it processes a batch
+// of records, punctuates, flushes the record cache, commits or closes the
+// task; a query takes it for the duration of one read. Kafka Streams reads
+// the live store from the query's thread (RocksDB and its caching layer are
+// thread-safe); our stores are not safe for concurrent use, so the query
+// excludes the worker instead. The alternative, reading only committed
+// state, would need a concurrent read path in every store and would lag by
+// a commit interval (30 s at least once), which is not what a user of
+// interactive queries expects. The lock is per task, so a query waits at
+// most for one batch of that task, and the worker never holds it across a
+// poll, a transaction commit or a restoration.
+//
+// Owners are found as Kafka Streams finds them, from the group's assignment
+// and the query address each member advertises in its subscription user
+// data (taskBalancer.JoinGroupMetadata): where Kafka Streams' leader sends
+// the whole map to every member, an instance here asks the group
+// coordinator (DescribeGroups), which holds every member's metadata and
+// assignment, and caches the answer for the group generation.
+
+// memberUserData is the user data of a worker's group subscription.
+type memberUserData struct {
+	// QueryAddr is the instance's advertised query address (host:port).
+	QueryAddr string `json:"query_addr,omitempty"`
+}
+
+func encodeUserData(queryAddr string) []byte {
+	if queryAddr == "" {
+		return nil
+	}
+	b, _ := json.Marshal(memberUserData{QueryAddr: queryAddr})
+	return b
+}
+
+func decodeUserData(b []byte) memberUserData {
+	var u memberUserData
+	if len(b) > 0 {
+		json.Unmarshal(b, &u) // user data of another version or tool: no address
+	}
+	return u
+}
+
+// iqState is the engine's interactive-query state.
+type iqState struct {
+	// tasks holds the running (restored) tasks of this instance.
+	tasks sync.Map // sgstream.TaskID → *task
+
+	mu     sync.Mutex // serialises route refreshes
+	routes *routeTable
+}
+
+// routeTable is the group's assignment as the coordinator described it.
+type routeTable struct {
+	gen int32
+	at  time.Time
+	// owners maps topic → partition → the member running it.
+	owners map[string]map[int32]routeOwner
+}
+
+type routeOwner struct {
+	addr     string
+	memberID string
+}
+
+// routeTTL bounds how long a route table is trusted within one generation
+// (a member's metadata can change without a new generation under static
+// membership).
+const routeTTL = 30 * time.Second
+
+// registerTask makes a restored task visible to queries.
+func (e *Engine) registerTask(tk *task) { e.iq.tasks.Store(tk.id, tk) }
+
+// punctuate, flushCaches, commitState and close are the task operations
+// that change its stores, under the task's query lock.
+func (tk *task) punctuate() error {
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
+	return tk.t.PunctuateWallClock()
+}
+
+func (tk *task) flushCaches() error {
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
+	return tk.t.FlushCaches()
+}
+
+func (tk *task) commitState(cp map[string]int64) error {
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
+	return tk.t.Commit(cp)
+}
+
+func (tk *task) close() error {
+	tk.w.e.iq.tasks.CompareAndDelete(tk.id, tk)
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
+	return tk.t.Close()
+}
+
+// storeSub is the sub-topology whose tasks hold store.
+func (e *Engine) storeSub(store string) (*sgstream.SubTopology, error) {
+	if e.tp.Store(store) != nil {
+		for _, s := range e.tp.SubTopologies() {
+			for _, name := range s.Stores {
+				if name == store {
+					return s, nil
+				}
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w %q: the topology has no such store", sgquery.ErrUnknownStore, store)
+}
+
+// set up reports whether setup finished (partition counts and the admin
+// client are set), which the state's atomic store publishes.
+func (e *Engine) setUp() bool {
+	switch e.State() {
+	case Rebalancing, Running, PendingShutdown:
+		return true
+	}
+	return false
+}
+
+func (e *Engine) notServing() error {
+	return fmt.Errorf("%w: the application is %s", sgquery.ErrUnavailable, e.State())
+}
+
+// StoreInfo implements sgquery.Source.
+func (e *Engine) StoreInfo(store string) (sgquery.StoreInfo, error) {
+	sub, err := e.storeSub(store)
+	if err != nil {
+		return sgquery.StoreInfo{}, err
+	}
+	info := sgquery.StoreInfo{Kind: e.tp.Store(store).Kind, Global: e.tp.IsGlobal(sub)}
+	if info.Global {
+		return info, nil
+	}
+	if !e.setUp() {
+		return info, e.notServing()
+	}
+	info.Partitions = e.taskParts[sub.ID]
+	return info, nil
+}
+
+// ReadLocal implements sgquery.Source.
+func (e *Engine) ReadLocal(ctx context.Context, store string, partition int32, fn func(sgstate.Store) error) error {
+	sub, err := e.storeSub(store)
+	if err != nil {
+		return err
+	}
+	if e.tp.IsGlobal(sub) {
+		// e.global is set before the first worker starts, which is
+		// before the engine was ever RUNNING.
+		if !e.runningSeen.Load() || !e.setUp() {
+			return e.notServing()
+		}
+		s, err := e.globalStore(store)
+		if err != nil {
+			return err
+		}
+		return fn(s)
+	}
+	if !e.setUp() {
+		return e.notServing()
+	}
+	id := sgstream.TaskID{Sub: sub.ID, Partition: partition}
+	v, ok := e.iq.tasks.Load(id)
+	if !ok {
+		return fmt.Errorf("%w: store %q partition %d", sgquery.ErrNotLocal, store, partition)
+	}
+	tk := v.(*task)
+	tk.qmu.Lock()
+	defer tk.qmu.Unlock()
+	if cur, ok := e.iq.tasks.Load(id); !ok || cur != tk {
+		return fmt.Errorf("%w: store %q partition %d (closed while the query waited)", sgquery.ErrNotLocal, store, partition)
+	}
+	s, err := tk.t.Store(store)
+	if err != nil {
+		return err
+	}
+	return fn(s)
+}
+
+// Owner implements sgquery.Source.
+func (e *Engine) Owner(ctx context.Context, store string, partition int32) (sgquery.Host, error) {
+	sub, err := e.storeSub(store)
+	if err != nil {
+		return sgquery.Host{}, err
+	}
+	if e.tp.IsGlobal(sub) {
+		return sgquery.Host{Addr: e.cfg.QueryAddr, Self: true}, nil
+	}
+	if !e.setUp() {
+		return sgquery.Host{}, e.notServing()
+	}
+	rt, err := e.routeTable(ctx)
+	if err != nil {
+		return sgquery.Host{}, err
+	}
+	o, ok := rt.owners[sub.Topics[0]][partition]
+	if !ok {
+		return sgquery.Host{}, fmt.Errorf("%w: no instance runs store %q partition %d now (the group is rebalancing)", sgquery.ErrUnavailable, store, partition)
+	}
+	self := false
+	for _, id := range e.localMembers() {
+		self = self || id == o.memberID
+	}
+	return sgquery.Host{Addr: o.addr, Self: self}, nil
+}
+
+// localMembers are the member ids of this instance's workers, and the
+// group generation the first of them is in.
+func (e *Engine) localMembers() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.workers))
+	for _, w := range e.workers {
+		id, _ := w.cl.GroupMetadata()
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (e *Engine) localGeneration() int32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.workers) == 0 {
+		return -1
+	}
+	_, gen := e.workers[0].cl.GroupMetadata()
+	return gen
+}
+
+// routeTable returns the group's assignment, described by the coordinator
+// at most once per generation and routeTTL.
+func (e *Engine) routeTable(ctx context.Context) (*routeTable, error) {
+	e.iq.mu.Lock()
+	defer e.iq.mu.Unlock()
+	gen := e.localGeneration()
+	if rt := e.iq.routes; rt != nil && rt.gen == gen && time.Since(rt.at) < routeTTL {
+		return rt, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	groups, err := kadm.NewClient(e.base).DescribeGroups(ctx, e.cfg.ApplicationID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: describing group %q: %v", sgquery.ErrUnavailable, e.cfg.ApplicationID, err)
+	}
+	g, err := groups.On(e.cfg.ApplicationID, nil)
+	if err == nil {
+		err = g.Err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: describing group %q: %v", sgquery.ErrUnavailable, e.cfg.ApplicationID, err)
+	}
+	if g.State != "Stable" {
+		return nil, fmt.Errorf("%w: group %q is %s", sgquery.ErrUnavailable, e.cfg.ApplicationID, g.State)
+	}
+	rt := &routeTable{gen: gen, at: time.Now(), owners: map[string]map[int32]routeOwner{}}
+	for _, m := range g.Members {
+		o := routeOwner{memberID: m.MemberID}
+		if meta, ok := m.Join.AsConsumer(); ok {
+			o.addr = decodeUserData(meta.UserData).QueryAddr
+		}
+		a, ok := m.Assigned.AsConsumer()
+		if !ok {
+			continue
+		}
+		for _, t := range a.Topics {
+			ps := rt.owners[t.Topic]
+			if ps == nil {
+				ps = map[int32]routeOwner{}
+				rt.owners[t.Topic] = ps
+			}
+			for _, p := range t.Partitions {
+				ps[p] = o
+			}
+		}
+	}
+	e.iq.routes = rt
+	return rt, nil
+}
+
+// queryFlags are the run command's interactive-query flags.
+type queryFlags struct {
+	addr, advertise string
+	redirect        bool
+}
+
+func addQueryFlags(fs *flag.FlagSet) *queryFlags {
+	q := &queryFlags{}
+	fs.StringVar(&q.addr, "query-addr", env("QUERY_ADDR", ""), "serve interactive queries over HTTP on host:port, e.g. 127.0.0.1:8080 (env STREAMGEN_QUERY_ADDR; default: off)")
+	fs.StringVar(&q.advertise, "advertise-addr", env("ADVERTISE_ADDR", ""), "host:port other instances reach this instance's query endpoint at (env STREAMGEN_ADVERTISE_ADDR; default: --query-addr, with this host's name for an unspecified host)")
+	redirect, _ := strconv.ParseBool(env("QUERY_REDIRECT", "false"))
+	fs.BoolVar(&q.redirect, "query-redirect", redirect, "answer a key owned by another instance with a 307 redirect instead of forwarding the request (env STREAMGEN_QUERY_REDIRECT)")
+	return q
+}
+
+// queryServer is the run command's HTTP endpoint of interactive queries.
+type queryServer struct {
+	ln         net.Listener
+	advertised string
+	redirect   bool
+	log        *slog.Logger
+	srv        *http.Server
+	done       chan struct{}
+}
+
+// listenQueries binds the query endpoint, before the engine exists, so the
+// address it advertises to the group has the real port (:0 picks one).
+// It returns nil without --query-addr.
+func listenQueries(q *queryFlags, logger *slog.Logger) (*queryServer, error) {
+	if q == nil || q.addr == "" {
+		if q != nil && q.advertise != "" {
+			return nil, fmt.Errorf("streamgen: run: --advertise-addr needs --query-addr")
+		}
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", q.addr)
+	if err != nil {
+		return nil, fmt.Errorf("streamgen: run: --query-addr: %w", err)
+	}
+	adv := q.advertise
+	if adv == "" {
+		host, _, _ := net.SplitHostPort(q.addr)
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+			if host, err = os.Hostname(); err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("streamgen: run: --query-addr %s listens on every interface: set --advertise-addr (host name: %v)", q.addr, err)
+			}
+		}
+		adv = net.JoinHostPort(host, port)
+	} else if _, _, err := net.SplitHostPort(adv); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("streamgen: run: --advertise-addr %q: want host:port", adv)
+	}
+	return &queryServer{ln: ln, advertised: adv, redirect: q.redirect, log: logger}, nil
+}
+
+// addr is the advertised address ("" for a nil server).
+func (s *queryServer) addr() string {
+	if s == nil {
+		return ""
+	}
+	return s.advertised
+}
+
+// start serves the app's queryable stores from e.
+func (s *queryServer) start(e *Engine, app *sgapp.App) {
+	if s == nil {
+		return
+	}
+	opts := []sgquery.Opt{sgquery.Logger(s.log)}
+	if s.redirect {
+		opts = append(opts, sgquery.Redirect())
+	}
+	s.srv = &http.Server{Handler: sgquery.NewHandler(e, app.Stores, opts...), ReadHeaderTimeout: 10 * time.Second}
+	s.done = make(chan struct{})
+	s.log.Info("serving interactive queries", "listen", s.ln.Addr().String(), "advertised", s.advertised, "stores", len(app.Stores))
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("interactive query endpoint stopped", "error", err.Error())
+		}
+	}()
+}
+
+// stop closes the endpoint (or just the listener if it never started).
+func (s *queryServer) stop() {
+	if s == nil {
+		return
+	}
+	if s.srv == nil {
+		s.ln.Close()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.srv.Shutdown(ctx)
+	<-s.done
+}
