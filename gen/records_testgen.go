@@ -9,9 +9,10 @@ import (
 )
 
 // generateRecordTests writes streamgen_records_test.go: for every record a
-// round-trip test over a zero and a fully populated value, and marshal and
-// unmarshal benchmarks. They ship with the user's package so its serdes are
-// tested and measured where they are used. The tests compare with
+// round-trip test over a zero and a fully populated value, a fuzz target for
+// its decoder, and marshal and unmarshal benchmarks. They ship with the
+// user's package so its serdes are tested, fuzzed and measured where they
+// are used. The tests compare with
 // reflect.DeepEqual rather than go-cmp so the user's module needs no extra
 // dependency.
 func generateRecordTests(c *genCtx) error {
@@ -24,6 +25,7 @@ func generateRecordTests(c *genCtx) error {
 	for _, r := range c.prog.Records {
 		c.genSample(f, r)
 		c.genRoundTripTest(f, r)
+		c.genFuzz(f, r)
 		c.genBenchmarks(f, r)
 	}
 	return nil
@@ -148,6 +150,41 @@ func (c *genCtx) genRoundTripTest(f *jen.File, r *spec.Record) {
 					fatal("case %d: truncated to %d of %d bytes, decoded without error", jen.Id("i"), jen.Id("n"), jen.Len(jen.Id("b")))),
 			),
 		),
+	)
+}
+
+// genFuzz writes Fuzz<Record>Decode: the decoder reads bytes from the
+// network, so no input may make it panic or hang, every failure must be a
+// serdes decode error (the runtime routes those to the deserialization
+// policy), and whatever it accepts must re-encode to bytes that decode to
+// the same encoding again. Encodings are compared rather than values: NaN
+// floats are never DeepEqual to themselves.
+func (c *genCtx) genFuzz(f *jen.File, r *spec.Record) {
+	name := c.recordNames[r]
+	fatal := func(format string, args ...jen.Code) jen.Code {
+		return jen.Id("t").Dot("Fatalf").Call(append([]jen.Code{jen.Lit(format)}, args...)...)
+	}
+	f.Commentf("// Fuzz%sDecode checks that UnmarshalMsg never panics, fails only with a", name)
+	f.Comment("// serdes decode error, and that what it accepts re-encodes stably.")
+	f.Func().Id("Fuzz"+name+"Decode").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
+		jen.Id("f").Dot("Add").Call(jen.Parens(jen.Op("&").Id(name).Values()).Dot("AppendMsg").Call(jen.Nil())),
+		jen.Id("sample").Op(":=").Id(sampleName(c, r)).Call(jen.Lit(0)),
+		jen.Id("f").Dot("Add").Call(jen.Id("sample").Dot("AppendMsg").Call(jen.Nil())),
+		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("b").Index().Byte()).Block(
+			jen.Var().Id("v").Id(name),
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("v").Dot("UnmarshalMsg").Call(jen.Id("b")), jen.Err().Op("!=").Nil()).Block(
+				jen.If(jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pathSerdes, "ErrDecode"))).Block(
+					fatal("error %v is not a serdes decode error", jen.Err())),
+				jen.Return(),
+			),
+			jen.Id("b2").Op(":=").Id("v").Dot("AppendMsg").Call(jen.Nil()),
+			jen.Var().Id("v2").Id(name),
+			jen.List(jen.Id("rest"), jen.Err()).Op(":=").Id("v2").Dot("UnmarshalMsg").Call(jen.Id("b2")),
+			jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("rest")).Op("!=").Lit(0)).Block(
+				fatal("re-decoding % x (from % x): %v, %d bytes left", jen.Id("b2"), jen.Id("b"), jen.Err(), jen.Len(jen.Id("rest")))),
+			jen.If(jen.Id("b3").Op(":=").Id("v2").Dot("AppendMsg").Call(jen.Nil()), jen.Op("!").Qual("bytes", "Equal").Call(jen.Id("b2"), jen.Id("b3"))).Block(
+				fatal("encoding is not stable:\n% x\n% x", jen.Id("b2"), jen.Id("b3"))),
+		)),
 	)
 }
 

@@ -26,7 +26,7 @@ step "go test (real Kafka broker for the integration tests)"
 bash scripts/with-kafka.sh go test -count=1 -timeout 20m ./...
 
 step "fuzz smoke"
-bash scripts/fuzz.sh 5s
+bash scripts/fuzz.sh 5s smoke
 
 if [ -f scripts/conformance.sh ]; then
   step "conformance (quick subset against Kafka Streams)"

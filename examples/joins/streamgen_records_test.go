@@ -7,6 +7,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"github.com/streamgen/streamgen/serdes"
 	"reflect"
 	"testing"
 )
@@ -52,6 +54,32 @@ func TestRoundTripEnrichedOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzEnrichedOrderDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzEnrichedOrderDecode(f *testing.F) {
+	f.Add((&EnrichedOrder{}).AppendMsg(nil))
+	sample := streamgenSampleEnrichedOrder(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v EnrichedOrder
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 EnrichedOrder
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalEnrichedOrder measures AppendMsg into a reused buffer (0 allocs).
@@ -117,6 +145,32 @@ func TestRoundTripOrder(t *testing.T) {
 	}
 }
 
+// FuzzOrderDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzOrderDecode(f *testing.F) {
+	f.Add((&Order{}).AppendMsg(nil))
+	sample := streamgenSampleOrder(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Order
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Order
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalOrder measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalOrder(b *testing.B) {
 	v := streamgenSampleOrder(0)
@@ -178,6 +232,32 @@ func TestRoundTripPaidOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPaidOrderDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzPaidOrderDecode(f *testing.F) {
+	f.Add((&PaidOrder{}).AppendMsg(nil))
+	sample := streamgenSamplePaidOrder(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v PaidOrder
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 PaidOrder
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalPaidOrder measures AppendMsg into a reused buffer (0 allocs).
@@ -243,6 +323,32 @@ func TestRoundTripPayment(t *testing.T) {
 	}
 }
 
+// FuzzPaymentDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzPaymentDecode(f *testing.F) {
+	f.Add((&Payment{}).AppendMsg(nil))
+	sample := streamgenSamplePayment(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Payment
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Payment
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalPayment measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalPayment(b *testing.B) {
 	v := streamgenSamplePayment(0)
@@ -304,6 +410,32 @@ func TestRoundTripUser(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzUserDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzUserDecode(f *testing.F) {
+	f.Add((&User{}).AppendMsg(nil))
+	sample := streamgenSampleUser(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v User
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 User
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalUser measures AppendMsg into a reused buffer (0 allocs).

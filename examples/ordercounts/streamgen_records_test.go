@@ -7,6 +7,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"github.com/streamgen/streamgen/serdes"
 	"reflect"
 	"testing"
 )
@@ -52,6 +54,32 @@ func TestRoundTripOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzOrderDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzOrderDecode(f *testing.F) {
+	f.Add((&Order{}).AppendMsg(nil))
+	sample := streamgenSampleOrder(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Order
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Order
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalOrder measures AppendMsg into a reused buffer (0 allocs).

@@ -5,6 +5,8 @@ package full
 
 import (
 	"bytes"
+	"errors"
+	"github.com/streamgen/streamgen/serdes"
 	"reflect"
 	"testing"
 	"time"
@@ -51,6 +53,32 @@ func TestRoundTripCountry(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCountryDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzCountryDecode(f *testing.F) {
+	f.Add((&Country{}).AppendMsg(nil))
+	sample := streamgenSampleCountry(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Country
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Country
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalCountry measures AppendMsg into a reused buffer (0 allocs).
@@ -120,6 +148,32 @@ func TestRoundTripEnriched(t *testing.T) {
 	}
 }
 
+// FuzzEnrichedDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzEnrichedDecode(f *testing.F) {
+	f.Add((&Enriched{}).AppendMsg(nil))
+	sample := streamgenSampleEnriched(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Enriched
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Enriched
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalEnriched measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalEnriched(b *testing.B) {
 	v := streamgenSampleEnriched(0)
@@ -181,6 +235,32 @@ func TestRoundTripItem(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzItemDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzItemDecode(f *testing.F) {
+	f.Add((&Item{}).AppendMsg(nil))
+	sample := streamgenSampleItem(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Item
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Item
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalItem measures AppendMsg into a reused buffer (0 allocs).
@@ -259,6 +339,32 @@ func TestRoundTripOrder(t *testing.T) {
 	}
 }
 
+// FuzzOrderDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzOrderDecode(f *testing.F) {
+	f.Add((&Order{}).AppendMsg(nil))
+	sample := streamgenSampleOrder(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Order
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Order
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalOrder measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalOrder(b *testing.B) {
 	v := streamgenSampleOrder(0)
@@ -322,6 +428,32 @@ func TestRoundTripPayment(t *testing.T) {
 	}
 }
 
+// FuzzPaymentDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzPaymentDecode(f *testing.F) {
+	f.Add((&Payment{}).AppendMsg(nil))
+	sample := streamgenSamplePayment(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Payment
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Payment
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalPayment measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalPayment(b *testing.B) {
 	v := streamgenSamplePayment(0)
@@ -383,6 +515,32 @@ func TestRoundTripStats(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzStatsDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzStatsDecode(f *testing.F) {
+	f.Add((&Stats{}).AppendMsg(nil))
+	sample := streamgenSampleStats(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Stats
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Stats
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalStats measures AppendMsg into a reused buffer (0 allocs).
@@ -452,6 +610,32 @@ func TestRoundTripTree(t *testing.T) {
 	}
 }
 
+// FuzzTreeDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzTreeDecode(f *testing.F) {
+	f.Add((&Tree{}).AppendMsg(nil))
+	sample := streamgenSampleTree(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Tree
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Tree
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalTree measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalTree(b *testing.B) {
 	v := streamgenSampleTree(0)
@@ -513,6 +697,32 @@ func TestRoundTripUser(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzUserDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzUserDecode(f *testing.F) {
+	f.Add((&User{}).AppendMsg(nil))
+	sample := streamgenSampleUser(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v User
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 User
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalUser measures AppendMsg into a reused buffer (0 allocs).

@@ -7,6 +7,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"github.com/streamgen/streamgen/serdes"
 	"reflect"
 	"testing"
 )
@@ -52,6 +54,32 @@ func TestRoundTripClick(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzClickDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzClickDecode(f *testing.F) {
+	f.Add((&Click{}).AppendMsg(nil))
+	sample := streamgenSampleClick(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Click
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Click
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalClick measures AppendMsg into a reused buffer (0 allocs).
@@ -115,6 +143,32 @@ func TestRoundTripProfile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzProfileDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzProfileDecode(f *testing.F) {
+	f.Add((&Profile{}).AppendMsg(nil))
+	sample := streamgenSampleProfile(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Profile
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Profile
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalProfile measures AppendMsg into a reused buffer (0 allocs).

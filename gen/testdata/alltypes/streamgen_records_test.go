@@ -5,6 +5,8 @@ package alltypes
 
 import (
 	"bytes"
+	"errors"
+	"github.com/streamgen/streamgen/serdes"
 	"reflect"
 	"testing"
 	"time"
@@ -51,6 +53,32 @@ func TestRoundTripEmpty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzEmptyDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzEmptyDecode(f *testing.F) {
+	f.Add((&Empty{}).AppendMsg(nil))
+	sample := streamgenSampleEmpty(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Empty
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Empty
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalEmpty measures AppendMsg into a reused buffer (0 allocs).
@@ -145,6 +173,32 @@ func TestRoundTripEverything(t *testing.T) {
 	}
 }
 
+// FuzzEverythingDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzEverythingDecode(f *testing.F) {
+	f.Add((&Everything{}).AppendMsg(nil))
+	sample := streamgenSampleEverything(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Everything
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Everything
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
+}
+
 // BenchmarkMarshalEverything measures AppendMsg into a reused buffer (0 allocs).
 func BenchmarkMarshalEverything(b *testing.B) {
 	v := streamgenSampleEverything(0)
@@ -206,6 +260,32 @@ func TestRoundTripLeaf(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzLeafDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzLeafDecode(f *testing.F) {
+	f.Add((&Leaf{}).AppendMsg(nil))
+	sample := streamgenSampleLeaf(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Leaf
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Leaf
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalLeaf measures AppendMsg into a reused buffer (0 allocs).
@@ -277,6 +357,32 @@ func TestRoundTripNode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzNodeDecode checks that UnmarshalMsg never panics, fails only with a
+// serdes decode error, and that what it accepts re-encodes stably.
+func FuzzNodeDecode(f *testing.F) {
+	f.Add((&Node{}).AppendMsg(nil))
+	sample := streamgenSampleNode(0)
+	f.Add(sample.AppendMsg(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v Node
+		if _, err := v.UnmarshalMsg(b); err != nil {
+			if !errors.Is(err, serdes.ErrDecode) {
+				t.Fatalf("error %v is not a serdes decode error", err)
+			}
+			return
+		}
+		b2 := v.AppendMsg(nil)
+		var v2 Node
+		rest, err := v2.UnmarshalMsg(b2)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
+		}
+		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
+			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
+		}
+	})
 }
 
 // BenchmarkMarshalNode measures AppendMsg into a reused buffer (0 allocs).
