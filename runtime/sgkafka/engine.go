@@ -315,6 +315,9 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		return err
 	}
 	if err := e.setup(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while setting up: a clean shutdown
+		}
 		return err
 	}
 	e.setState(Rebalancing)

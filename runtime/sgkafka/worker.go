@@ -18,8 +18,12 @@ import (
 )
 
 // commitTimeout bounds a commit (flush, offsets, end of transaction) so a
-// dead cluster fails the run instead of hanging it.
-const commitTimeout = 2 * time.Minute
+// dead cluster fails the commit instead of hanging the worker. Twice the
+// transaction timeout: a transaction still open after that has been aborted
+// by its coordinator anyway, and a worker blocked longer (the broker came
+// back, but the group waits on a rebalance the blocked worker holds up) is
+// better restarted from its last commit (runWorker).
+const commitTimeout = 20 * time.Second
 
 // worker is one stream thread: one group member, one producer (one
 // transactional id under exactly-once), the tasks assigned to it, all
@@ -96,7 +100,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
 		kgo.ConsumerGroup(e.cfg.ApplicationID),
 		kgo.ConsumeTopics(topics...),
-		kgo.Balancers(newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr)),
+		kgo.Balancers(newTaskBalancer(e.tp)),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.DisableAutoCommit(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -204,7 +208,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 				w.abort()
 				return err
 			}
-			if err := tk.punctuate(); err != nil {
+			if err := tk.t.PunctuateWallClock(); err != nil {
 				w.abort()
 				return err
 			}
@@ -410,7 +414,6 @@ func (w *worker) openTasks(ids []sgstream.TaskID) error {
 	}
 	for _, tk := range opened {
 		w.tasks[tk.id] = tk
-		w.e.registerTask(tk)
 		w.log.Info("task running", "task", tk.id.String())
 	}
 	w.taskCount.Store(int32(len(w.tasks)))
@@ -422,7 +425,7 @@ func (w *worker) closeTask(id sgstream.TaskID) {
 	if !ok {
 		return
 	}
-	if err := tk.close(); err != nil {
+	if err := tk.t.Close(); err != nil {
 		w.log.Warn("closing task", "task", id.String(), "error", err.Error())
 	}
 	delete(w.tasks, id)
@@ -487,7 +490,7 @@ func (w *worker) commit() error {
 		}
 	}
 	for _, id := range w.taskIDs() {
-		if err := w.tasks[id].flushCaches(); err != nil {
+		if err := w.tasks[id].t.FlushCaches(); err != nil {
 			w.abort()
 			return err
 		}
@@ -552,7 +555,7 @@ func (w *worker) commit() error {
 				tk.end[k] = v
 			}
 		}
-		if err := tk.commitState(tk.checkpoint()); err != nil {
+		if err := tk.t.Commit(tk.checkpoint()); err != nil {
 			return err
 		}
 		w.e.countCommitted(tk)
