@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -91,6 +92,9 @@ type Config struct {
 	ClientOpts []kgo.Opt
 	// Pebble tunes the persistent stores (nil: defaults).
 	Pebble *sgstate.PebbleOptions
+	// Metrics, when set, receives the engine's metrics and those of its
+	// Kafka clients (metrics.go); NewMetricsRegistry makes one.
+	Metrics prometheus.Registerer
 
 	Deserialization sgstream.Policy
 	Processing      sgstream.Policy
@@ -193,6 +197,8 @@ type Engine struct {
 	global        *globalThread
 	globalApplied atomic.Int64 // records of global topics applied
 
+	met *engineMetrics // counters published for scrapes (metrics.go)
+
 	bad badRecords // bad records skipped and dead-lettered (badinput.go)
 
 	iq iqState // interactive queries (query.go)
@@ -243,6 +249,12 @@ func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("%w: topology was built for application id %q, engine configured with %q", ErrConfig, tp.AppID(), cfg.ApplicationID)
 	}
 	e := &Engine{tp: tp, cfg: cfg, log: cfg.Logger, restored: map[sgstream.TaskID]int64{}}
+	e.met = newEngineMetrics(e)
+	if cfg.Metrics != nil {
+		if err := e.met.register(cfg.Metrics); err != nil {
+			return nil, fmt.Errorf("%w: metrics: %w", ErrConfig, err)
+		}
+	}
 	return e, nil
 }
 

@@ -175,6 +175,7 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 	started := time.Now()
 	lastLog := started
 	remaining := len(work)
+	w.e.met.restoreProgress(work)
 	var batch []sgstate.ChangelogRecord
 	var applied int64
 	for remaining > 0 {
@@ -234,11 +235,14 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 			if pos >= r.to {
 				r.done = true
 				remaining--
+				w.log.Info("store restored", "task", r.tk.id.String(), "store", r.store, "changelog", r.topic,
+					"records", r.n, "took", time.Since(started).Round(time.Millisecond).String())
 			}
 		})
 		if perr != nil {
 			return perr
 		}
+		w.e.met.restoreProgress(work)
 		if time.Since(lastLog) >= 2*time.Second {
 			lastLog = time.Now()
 			var done int64

@@ -39,6 +39,7 @@ type runFlags struct {
 	embedded                            bool
 	input, print                        string
 	untilIdle                           time.Duration
+	metricsAddr                         string
 	query                               *queryFlags
 	policies                            *policyFlags
 	errorPolicies                       errorPolicies
@@ -148,6 +149,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	fs.StringVar(&f.input, "input", "", "produce the records of this replay-format JSON lines file before processing")
 	fs.StringVar(&f.print, "print", "", "print the records of these comma-separated topics (read committed) as JSON lines on stdout")
 	fs.DurationVar(&f.untilIdle, "until-idle", 0, "exit 0 once the input is processed and no record arrived for this long")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve Prometheus metrics on http://<addr>/metrics, e.g. 127.0.0.1:9100 (env STREAMGEN_METRICS_ADDR)")
 	f.policies = addPolicyFlags(fs, app)
 	f.query = addQueryFlags(fs)
 	fs.Usage = func() {
@@ -277,6 +279,16 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
 	cfg.QueryAddr = qs.addr()
+	if f.metricsAddr != "" {
+		reg := NewMetricsRegistry()
+		addr, stop, err := ServeMetrics(f.metricsAddr, reg)
+		if err != nil {
+			return fmt.Errorf("%w: --metrics-addr: %w", ErrConfig, err)
+		}
+		defer stop()
+		cfg.Metrics = reg
+		slogger.Info("serving metrics", "url", "http://"+addr+"/metrics")
+	}
 	e, err := New(tp, cfg)
 	if err != nil {
 		return err

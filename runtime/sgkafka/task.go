@@ -29,6 +29,8 @@ type task struct {
 	// waitSince is when the task first held records while another of its
 	// partitions had none buffered (zero when not waiting).
 	waitSince time.Time
+	// met is the task's side of the engine's metrics (metrics.go).
+	met taskMetrics
 	// qmu excludes interactive queries while the worker changes the
 	// task's stores (query.go).
 	qmu sync.Mutex
@@ -112,6 +114,7 @@ func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
 		return nil, err
 	}
 	tk.t = t
+	e.met.taskOpened(tk)
 	if err := t.Init(); err != nil {
 		t.Close()
 		return nil, err
@@ -255,9 +258,11 @@ func (tk *task) process(force bool) (int, error) {
 				raw.Headers[i] = sgstream.Header{Key: h.Key, Value: h.Value}
 			}
 		}
+		start := tk.met.start()
 		if err := tk.t.Process(&raw); err != nil {
 			return n, err
 		}
+		tk.met.done(start)
 		n++
 	}
 }

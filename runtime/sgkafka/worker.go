@@ -116,6 +116,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		}),
 	)
 	opts = append(opts, e.membershipOpts(idx)...)
+	opts = append(opts, e.met.clientOpts()...)
 	var err error
 	if w.eos {
 		opts = append(opts,
@@ -220,6 +221,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 			w.rebalanceWanted.Store(false)
 			w.cl.AllowRebalance()
 		}
+		w.publish()
 	}
 }
 
@@ -282,8 +284,10 @@ func (w *worker) applyEvents() (keep bool, err error) {
 		return true, nil
 	}
 	keep = true
-	var open []sgstream.TaskID
+	var open, lost []sgstream.TaskID
+	var gen int32
 	for _, ev := range evs {
+		gen = max(gen, ev.gen)
 		ids := w.tasksOf(ev.tps)
 		switch ev.kind {
 		case evAssigned:
@@ -306,6 +310,9 @@ func (w *worker) applyEvents() (keep bool, err error) {
 				w.awaitGen = max(w.awaitGen, ev.gen+1)
 			}
 			for _, id := range ids {
+				if _, ok := w.tasks[id]; ok {
+					lost = append(lost, id)
+				}
 				w.closeTask(id)
 				for i, o := range open {
 					if o == id {
@@ -340,6 +347,7 @@ func (w *worker) applyEvents() (keep bool, err error) {
 			return false, err
 		}
 	}
+	w.logRebalance(gen, open, lost)
 	return keep, nil
 }
 
@@ -425,6 +433,7 @@ func (w *worker) closeTask(id sgstream.TaskID) {
 	if !ok {
 		return
 	}
+	w.e.met.taskClosed(tk)
 	if err := tk.t.Close(); err != nil {
 		w.log.Warn("closing task", "task", id.String(), "error", err.Error())
 	}
@@ -478,6 +487,7 @@ func (w *worker) reopenAll() {
 // at least once) committed, and only then the tasks' local state with the
 // changelog offsets it corresponds to.
 func (w *worker) commit() error {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
 	// Everything polled is processed before its offset is committed.
@@ -531,6 +541,7 @@ func (w *worker) commit() error {
 				w.lastCommit = time.Now()
 				return nil
 			}
+			w.e.met.txnCommits.Add(1)
 		}
 	} else if err := w.cl.CommitUncommittedOffsets(ctx); err != nil {
 		// At least once: the records are out; the offsets will be
@@ -561,6 +572,7 @@ func (w *worker) commit() error {
 		w.e.countCommitted(tk)
 	}
 	w.e.commits.Add(1)
+	w.e.met.commitLatency.Observe(time.Since(start).Seconds())
 	w.lastCommit = time.Now()
 	w.maybePurge(ctx)
 	return nil
