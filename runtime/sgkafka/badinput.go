@@ -108,6 +108,20 @@ func (e *Engine) countCommitted(tk *task) {
 	tk.counted = s
 }
 
+// countGlobal is countCommitted for the global tables' tasks: a bad
+// record of a global topic is as much bad input as one of a stream task's.
+func (e *Engine) countGlobal(g *globalThread) {
+	if len(g.counted) != len(g.tasks) {
+		g.counted = make([]sgstream.TaskStats, len(g.tasks))
+	}
+	for i, t := range g.tasks {
+		s := t.Stats
+		e.bad.skipped.Add(s.Skipped - g.counted[i].Skipped)
+		e.bad.deadLettered.Add(s.DeadLettered - g.counted[i].DeadLettered)
+		g.counted[i] = s
+	}
+}
+
 // logTotals logs the engine's counters when it stops, so an operator (and
 // a test reading the log) sees how much bad input a run met.
 func (e *Engine) logTotals() {

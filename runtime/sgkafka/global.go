@@ -59,6 +59,7 @@ type globalThread struct {
 	log *slog.Logger
 
 	tasks    []*sgstream.Task          // one per global sub-topology
+	counted  []sgstream.TaskStats      // tasks' Stats when last counted (Engine.countGlobal)
 	bySource map[string]*sgstream.Task // source topic → its task
 	stores   map[string]*globalCore    // store name → shared store
 	topics   []string                  // every global topic, sorted
@@ -463,6 +464,7 @@ func (g *globalThread) commit() error {
 			return err
 		}
 	}
+	g.e.countGlobal(g)
 	g.dirty = false
 	g.lastCommit = time.Now()
 	return nil
