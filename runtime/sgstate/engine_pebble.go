@@ -170,11 +170,14 @@ func (e *pebbleEngine) rangeDeleted(k []byte) bool {
 // scan merges the overlay with a DB iterator; an overlay entry hides the
 // DB's entry for the same key, a staged range deletion hides DB entries.
 func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
-	opts := pebble.IterOptions{LowerBound: append([]byte{pebbleDataPrefix}, lower...)}
+	// Both bounds in one allocation.
+	b := append(make([]byte, 0, 2+len(lower)+len(upper)), pebbleDataPrefix)
+	b = append(b, lower...)
+	opts := pebble.IterOptions{LowerBound: b}
 	if upper != nil {
-		opts.UpperBound = append([]byte{pebbleDataPrefix}, upper...)
+		opts.UpperBound = append(append(b[len(b):], pebbleDataPrefix), upper...)
 	} else {
-		opts.UpperBound = []byte{pebbleDataPrefix + 1}
+		opts.UpperBound = append(b[len(b):], pebbleDataPrefix+1)
 	}
 	it, err := e.db.NewIter(&opts)
 	if err != nil {

@@ -140,9 +140,12 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		if reverse {
 			sg = last - i
 		}
-		p := keyIndexPrefix(nil, sg, key)
-		lower := appendTime(p[:len(p):len(p)], from)
-		upper := timeUpper(p, to)
+		// One allocation for both bounds: lower is prefix|from, upper
+		// prefix|to+1 right after it in the same array.
+		n := 9 + 2*len(key) + 2 + 8
+		p := keyIndexPrefix(make([]byte, 0, 2*n), sg, key)
+		lower := appendTime(p, from)
+		upper := timeUpper(append(lower[len(lower):len(lower)], p...), to)
 		if err := s.eng.scan(lower, upper, reverse, visit); err != nil {
 			return err
 		}
