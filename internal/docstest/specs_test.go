@@ -33,7 +33,8 @@ func specLines(s string) []string {
 }
 
 // TestSpecsShownInDocs: every YAML block in README.md and docs/*.md is a
-// spec that generates, or an excerpt of a spec file it links to (the
+// spec that generates, or an excerpt of a spec file it links to (or, with
+// no link, of some spec in the repository) (the
 // files under docs/examples and examples/ are generated, built and run by
 // other tests). A block that is a whole spec and links to a file must
 // equal that file. So no spec in the guide can drift from what works.
@@ -44,6 +45,24 @@ func TestSpecsShownInDocs(t *testing.T) {
 	}
 	pages = append(pages, filepath.Join(root, "README.md"))
 	checked := 0
+	// anySpec holds the lines of every spec that other tests generate and
+	// build, for excerpts that link no file.
+	anySpec := map[string]bool{}
+	for _, pattern := range []string{"examples/*/streamgen.yaml", "docs/examples/*/streamgen.yaml", "golden/full/streamgen.yaml"} {
+		files, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range specLines(string(b)) {
+				anySpec[l] = true
+			}
+		}
+	}
 	for _, page := range pages {
 		raw, err := os.ReadFile(page)
 		if err != nil {
@@ -62,7 +81,7 @@ func TestSpecsShownInDocs(t *testing.T) {
 					linked = filepath.Join(filepath.Dir(page), filepath.FromSlash(m[1]))
 				}
 			}
-			whole := regexp.MustCompile(`(?m)^version:`).MatchString(f.body)
+			whole := regexp.MustCompile(`(?m)^version:`).MatchString(f.body) && regexp.MustCompile(`(?m)^topology:`).MatchString(f.body)
 			if whole {
 				prog, err := spec.Parse("streamgen.yaml", []byte(f.body))
 				if err != nil {
@@ -75,7 +94,11 @@ func TestSpecsShownInDocs(t *testing.T) {
 			}
 			if linked == "" {
 				if !whole {
-					t.Errorf("%s: a spec excerpt must follow a link to the streamgen.yaml it comes from", where)
+					for _, l := range specLines(f.body) {
+						if !anySpec[l] {
+							t.Errorf("%s: line %q of the excerpt is in no spec of the repository; link the streamgen.yaml it comes from", where, l)
+						}
+					}
 				}
 				continue
 			}
