@@ -97,11 +97,14 @@ func (c *child) scan(r io.Reader, logf *os.File) {
 type outcome struct {
 	first, done time.Time
 	processed   int64
-	err         error
+	// half is the first progress report at or past half the expected
+	// count: the rate from there to done is past start-up and warm-up.
+	half event
+	err  error
 }
 
 // waitDone waits for the done line, reporting progress, until timeout.
-func (c *child) waitDone(timeout time.Duration, progress func(n int64)) outcome {
+func (c *child) waitDone(timeout time.Duration, expect int64, progress func(n int64)) outcome {
 	var o outcome
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -113,6 +116,9 @@ func (c *child) waitDone(timeout time.Duration, progress func(n int64)) outcome 
 				o.first = ev.at
 			case "progress":
 				o.processed = ev.n
+				if o.half.n == 0 && ev.n*2 >= expect {
+					o.half = ev
+				}
 				if progress != nil {
 					progress(ev.n)
 				}

@@ -45,7 +45,7 @@ func TestSmoke(t *testing.T) {
 		guarantees: []string{alos, eos},
 		systems:    []string{sysLimit, sysOurs},
 		binDir:     bin, workDir: filepath.Join(dir, "work"), cacheBytes: 1 << 20,
-		alosCommit: time.Second, eosCommit: 100 * time.Millisecond, timeout: 2 * time.Minute,
+		static: true, alosCommit: time.Second, eosCommit: 100 * time.Millisecond, timeout: 2 * time.Minute,
 		jsonOut: filepath.Join(dir, "results.json"), mdOut: filepath.Join(dir, "benchmarks.md"),
 		command: "go test ./bench/harness",
 	}

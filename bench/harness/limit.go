@@ -31,6 +31,7 @@ func limitMain(args []string) int {
 	topic := fs.String("topic", src1, "input topic")
 	out := fs.String("sink", sink, "output topic")
 	group := fs.String("group", "", "consumer group and transactional id (txcopy)")
+	fromCommitted := fs.Bool("from-committed", false, "copy: start from the group's committed offsets (the latency runs)")
 	readCommitted := fs.Bool("read-committed", false, "read committed (consume)")
 	commitInterval := fs.Duration("commit-interval", 100*time.Millisecond, "transaction length (txcopy)")
 	if err := fs.Parse(args); err != nil {
@@ -42,7 +43,11 @@ func limitMain(args []string) int {
 	var err error
 	switch *mode {
 	case "consume", "copy":
-		err = runCopy(ctx, seeds, *topic, *out, *mode == "copy", *readCommitted)
+		g := ""
+		if *fromCommitted {
+			g = *group
+		}
+		err = runCopy(ctx, seeds, *topic, *out, g, *mode == "copy", *readCommitted)
 	case "txcopy":
 		err = runTxCopy(ctx, seeds, *topic, *out, *group, *commitInterval)
 	default:
@@ -55,8 +60,11 @@ func limitMain(args []string) int {
 	return 0
 }
 
-func runCopy(ctx context.Context, seeds kgo.Opt, topic, out string, produce, readCommitted bool) error {
+func runCopy(ctx context.Context, seeds kgo.Opt, topic, out, group string, produce, readCommitted bool) error {
 	opts := []kgo.Opt{seeds, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+	if group != "" {
+		opts = append(opts, kgo.ConsumerGroup(group))
+	}
 	if readCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}

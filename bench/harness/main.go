@@ -62,6 +62,9 @@ type config struct {
 	alosCommit   time.Duration
 	eosCommit    time.Duration
 	timeout      time.Duration
+	latency      bool
+	static       bool
+	findings     string // a hand-written file appended to the report
 	jsonOut      string
 	mdOut        string
 	command      string // how the run was started, for the report
@@ -113,6 +116,9 @@ func parseFlags(args []string) (*config, error) {
 	fs.DurationVar(&c.alosCommit, "alos-commit-interval", 30*time.Second, "commit interval under at_least_once (both systems' default)")
 	fs.DurationVar(&c.eosCommit, "eos-commit-interval", 100*time.Millisecond, "commit interval under exactly_once_v2 (both systems' default)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Minute, "longest a single run may take")
+	fs.StringVar(&c.findings, "findings", "", "markdown file appended to the report (bench/findings.md: causes and profiles of missed targets)")
+	fs.BoolVar(&c.static, "static", true, "resume as the same static group member (--group-instance-id, group.instance.id); false: evict the killed member")
+	fs.BoolVar(&c.latency, "latency", true, "measure end-to-end latency of streamprocesswithsink at a steady rate")
 	fs.StringVar(&c.jsonOut, "json", "", "write the results here (bench/results.json)")
 	fs.StringVar(&c.mdOut, "md", "", "write the report here (docs/benchmarks.md)")
 	fs.StringVar(&c.command, "command", "make bench", "the command line to print in the report")

@@ -2,9 +2,17 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
+
+func membership(static bool) string {
+	if static {
+		return "Both systems run as static group members (streamgen `--group-instance-id`, Kafka Streams\n  `group.instance.id`, the same id before and after the crash, default session timeouts), so the\n  successor takes the dead member's place without waiting for its session to time out."
+	}
+	return "Neither system uses static membership: the dead member is evicted (LeaveGroup on its behalf), so\n  neither waits out the 45 s session timeout."
+}
 
 // markdown is docs/benchmarks.md.
 func (r *report) markdown() string {
@@ -27,6 +35,7 @@ is what one run on one machine can show.
 	fmt.Fprintf(&b, "- command: `%s`\n", c.command)
 	fmt.Fprintf(&b, "- date: %s, %.0f minutes\n", r.started.UTC().Format("2006-01-02 15:04 MST"), r.finished.Sub(r.started).Minutes())
 	fmt.Fprintf(&b, "- machine: %s\n", machine())
+	fmt.Fprintf(&b, "- load average (1, 5, 15 min) at the start %s, at the end %s: other work shared the cores\n", r.loadStart, r.loadEnd)
 	if c.brokerNote != "" {
 		fmt.Fprintf(&b, "- broker: %s\n", c.brokerNote)
 	}
@@ -64,7 +73,9 @@ is what one run on one machine can show.
 - **Counting**, as SimpleBenchmark does with its latch: a peek (or the foreach) right after each source
   counts input records and prints a line at the first and at the expected count. **records/s** is the
   expected count divided by the time between the first and the last record processed (start-up is not
-  in it; it is in *first record*). MB/s counts key and value bytes. The joins count both inputs.
+  in it; it is in *first record*). *2nd half* compares the rates over the second half of the records
+  only, past start-up and the JVM's JIT warm-up, which at the default sizes weighs on Kafka Streams.
+  MB/s counts key and value bytes. The joins count both inputs.
 - **first record** is the time from starting the process (a JVM start for Kafka Streams) to the first
   record processed: group join, assignment, topic creation and restoration included.
 - **peak RSS** is the child's VmHWM from /proc just before it is stopped; **CPU s** is its user + system
@@ -73,14 +84,23 @@ is what one run on one machine can show.
   streamprocess, consume→produce (acks=all, idempotent; in transactions of one commit interval with the
   consumed offsets under exactly_once_v2) for every other scenario, which all write (a sink, changelogs
   or both).
+- **latency** (streamprocesswithsink and the limit's copy): the application starts with its group's
+  offsets at the end of the input, 20 000 records are produced at 2 000 per second stamped with the
+  current time, which both systems carry to the sink, and a read-committed consumer of the sink takes
+  its receive time minus that timestamp (under exactly_once_v2 this includes the wait for the commit).
 - **resume**: the count application counts one record for each of ` + fmt.Sprint(c.resumeKeys) + ` distinct keys
-  under exactly_once_v2, is killed with SIGKILL one commit interval after the last record, its group
-  member is evicted (LeaveGroup on its behalf, so neither system waits out the 45 s session timeout),
-  1000 more records arrive, and it starts again on the same state directory; resume is the time from that
-  start to the first record processed. Neither system uses static membership in this run.
+  under exactly_once_v2, is killed with SIGKILL one commit interval after the last record, 1000 more
+  records arrive, and it starts again on the same state directory; resume is the time from that start to
+  the first record processed. ` + membership(c.static) + `
 - Not matched on purpose: Kafka Streams caches the stores of the two processor scenarios (as
   SimpleBenchmark does), streamgen never caches stores declared for a processor (docs/semantics.md).
 `)
+	if c.findings != "" {
+		if f, err := os.ReadFile(c.findings); err == nil {
+			b.WriteString("\n")
+			b.Write(f)
+		}
+	}
 	if r.finished.IsZero() {
 		r.finished = time.Now()
 	}

@@ -64,8 +64,8 @@ func rate(x *result) float64 {
 // and written into docs/benchmarks.md).
 func (r *report) table() string {
 	var b strings.Builder
-	b.WriteString("| scenario | guarantee | streamgen rec/s | Kafka Streams rec/s | ours/KS | limit rec/s | ours/limit | peak RSS MiB ours / KS | RSS ours/KS | CPU s ours / KS | first record ms ours / KS | first ours/KS |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | guarantee | streamgen rec/s | Kafka Streams rec/s | ours/KS | ours/KS 2nd half | limit rec/s | ours/limit | peak RSS MiB ours / KS | RSS ours/KS | CPU s ours / KS | first record ms ours / KS | first ours/KS |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.cfg.scenarios {
 		for _, g := range r.cfg.guarantees {
 			o, k, l := r.find(s, sysOurs, g), r.find(s, sysKStream, g), r.limitFor(s, g)
@@ -77,14 +77,17 @@ func (r *report) table() string {
 			if k != nil {
 				kRSS, kCPU, kFirst = k.PeakRSSBytes, k.CPUS, k.FirstRecordMS
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s / %s | %s / %s | %s |\n",
-				s, g, num(rate(o)), num(rate(k)), ratio(rate(o), rate(k)), num(rate(l)), ratio(rate(o), rate(l)),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s / %s | %s / %s | %s |\n",
+				s, g, num(rate(o)), num(rate(k)), ratio(rate(o), rate(k)), ratio(half(o), half(k)), num(rate(l)), ratio(rate(o), rate(l)),
 				mb(oRSS), mb(kRSS), ratio(float64(oRSS), float64(kRSS)),
 				cpu(oCPU), cpu(kCPU), num(oFirst), num(kFirst), ratio(oFirst, kFirst))
 		}
 	}
 	if others := r.otherRows(); others != "" {
 		b.WriteString("\n" + others)
+	}
+	if lat := r.latencyRows(); lat != "" {
+		b.WriteString("\n" + lat)
 	}
 	if res := r.resumeRows(); res != "" {
 		b.WriteString("\n" + res)
@@ -96,6 +99,13 @@ func (r *report) table() string {
 		b.WriteString("\n" + n + "\n")
 	}
 	return b.String()
+}
+
+func half(x *result) float64 {
+	if ok(x) {
+		return x.SecondHalfPerS
+	}
+	return 0
 }
 
 func cpu(v float64) string {
@@ -133,6 +143,26 @@ func (r *report) otherRows() string {
 			fmt.Fprintf(&b, "| limit | produce (loading the inputs, franz-go, in the harness) | – | %s | %.1f | – | – | – |\n",
 				num(r.produceRate), r.produceRate*r.bytesPerRec/1e6)
 		}
+	}
+	return b.String()
+}
+
+func (r *report) latencyRows() string {
+	var b strings.Builder
+	for _, x := range r.results {
+		if x.LatencyP50MS == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("| end-to-end latency at 2 000 records/s (input timestamp → read committed from the sink) | guarantee | p50 ms | p99 ms |\n|---|---|---|---|\n")
+		}
+		name := x.System
+		if x.System == sysLimit {
+			name = "limit (franz-go copy)"
+		} else {
+			name += " streamprocesswithsink"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f |\n", name, x.Guarantee, *x.LatencyP50MS, *x.LatencyP99MS)
 	}
 	return b.String()
 }

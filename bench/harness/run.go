@@ -16,18 +16,23 @@ import (
 
 // result is one measured run: one object of bench/results.json.
 type result struct {
-	Scenario      string   `json:"scenario"`
-	System        string   `json:"system"`
-	Guarantee     string   `json:"guarantee"`
-	Records       int64    `json:"records"`
-	RecordsPerS   float64  `json:"records_per_s"`
-	MBPerS        float64  `json:"mb_per_s"`
-	PeakRSSBytes  int64    `json:"peak_rss_bytes"`
-	CPUS          float64  `json:"cpu_s"`
-	FirstRecordMS float64  `json:"first_record_ms"`
-	ResumeMS      *float64 `json:"resume_ms,omitempty"`
-	ResumeKeys    int      `json:"resume_keys,omitempty"`
-	Error         string   `json:"error,omitempty"`
+	Scenario    string  `json:"scenario"`
+	System      string  `json:"system"`
+	Guarantee   string  `json:"guarantee"`
+	Records     int64   `json:"records"`
+	RecordsPerS float64 `json:"records_per_s"`
+	// SecondHalfPerS is the rate over the second half of the records, past
+	// start-up and JIT warm-up.
+	SecondHalfPerS float64  `json:"second_half_records_per_s,omitempty"`
+	MBPerS         float64  `json:"mb_per_s"`
+	PeakRSSBytes   int64    `json:"peak_rss_bytes"`
+	CPUS           float64  `json:"cpu_s"`
+	FirstRecordMS  float64  `json:"first_record_ms"`
+	ResumeMS       *float64 `json:"resume_ms,omitempty"`
+	ResumeKeys     int      `json:"resume_keys,omitempty"`
+	LatencyP50MS   *float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99MS   *float64 `json:"latency_p99_ms,omitempty"`
+	Error          string   `json:"error,omitempty"`
 }
 
 type report struct {
@@ -36,6 +41,8 @@ type report struct {
 	finished    time.Time
 	produceRate float64 // records/s of the load, the raw produce limit
 	bytesPerRec float64
+	loadStart   string // /proc/loadavg's 1, 5 and 15 minute averages
+	loadEnd     string
 	results     []*result
 	notes       []string
 }
@@ -77,7 +84,7 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	defer cl.Close()
-	r := &runner{cfg: cfg, cl: cl, adm: adm, log: log, rep: &report{cfg: cfg, started: time.Now()},
+	r := &runner{cfg: cfg, cl: cl, adm: adm, log: log, rep: &report{cfg: cfg, started: time.Now(), loadStart: loadavg()},
 		stamp: strconv.FormatInt(time.Now().Unix()%1000000, 10), logDir: filepath.Join(cfg.workDir, "logs")}
 	if err := os.MkdirAll(r.logDir, 0o755); err != nil {
 		return nil, err
@@ -108,6 +115,19 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 			}
 		}
 	}
+	if cfg.latency && containsStr(cfg.scenarios, "streamprocesswithsink") {
+		for _, g := range cfg.guarantees {
+			for _, sys := range []string{sysLimit, sysOurs, sysKStream} {
+				scen := "streamprocesswithsink"
+				if sys == sysLimit {
+					scen = "consumeproduce"
+				}
+				if res := r.rep.find(scen, sys, g); res != nil && (sys == sysLimit || r.runnable(scen, sys)) {
+					r.latency(ctx, sys, g, res)
+				}
+			}
+		}
+	}
 	if cfg.resumeKeys > 0 && containsStr(cfg.scenarios, "streamcount") && containsStr(cfg.guarantees, eos) {
 		for _, sys := range []string{sysOurs, sysKStream} {
 			if r.runnable("streamcount", sys) {
@@ -116,7 +136,21 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 		}
 	}
 	r.rep.finished = time.Now()
+	r.rep.loadEnd = loadavg()
 	return r.rep, nil
+}
+
+// loadavg is the machine's load: how busy the shared cores were.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func containsStr(l []string, s string) bool {
@@ -237,10 +271,23 @@ func (r *runner) scenario(ctx context.Context, scenario, sys, g string) {
 	if sys == sysFaust && r.cfg.faustRecords > 0 && int64(r.cfg.faustRecords) < expect {
 		expect = int64(r.cfg.faustRecords)
 	}
-	r.measure(ctx, scenario, sys, g, appID, r.argv(scenario, sys, g, appID, r.cfg.stateDir(appID)), expect)
+	r.measure(ctx, scenario, sys, g, appID, r.argv(scenario, sys, g, appID, r.cfg.stateDir(appID), ""), expect)
 }
 
-func (r *runner) argv(scenario, sys, g, appID, stateDir string) []string {
+// argv is the command line of one system; instanceID, when set, makes it a
+// static group member (--group-instance-id, group.instance.id).
+func (r *runner) argv(scenario, sys, g, appID, stateDir, instanceID string) []string {
+	a := r.argv0(scenario, sys, g, appID, stateDir)
+	if instanceID != "" {
+		switch sys {
+		case sysOurs, sysKStream:
+			a = append(a, "--group-instance-id", instanceID)
+		}
+	}
+	return a
+}
+
+func (r *runner) argv0(scenario, sys, g, appID, stateDir string) []string {
 	cfg := r.cfg
 	brokers := strings.Join(cfg.brokers, ",")
 	ci := cfg.commitInterval(g)
@@ -279,7 +326,7 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 		r.logf("%s: %v", label, err)
 		return res
 	}
-	o := c.waitDone(r.cfg.timeout, func(n int64) { r.logf("%s: %d/%d", label, n, expect) })
+	o := c.waitDone(r.cfg.timeout, expect, func(n int64) { r.logf("%s: %d/%d", label, n, expect) })
 	res.PeakRSSBytes = c.peakRSS()
 	res.CPUS = c.stop(time.Minute)
 	if !o.first.IsZero() {
@@ -296,6 +343,9 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	}
 	res.RecordsPerS = float64(expect) / busy
 	res.MBPerS = res.RecordsPerS * r.rep.bytesPerRec / 1e6
+	if h := o.done.Sub(o.half.at).Seconds(); o.half.n > 0 && h > 0 {
+		res.SecondHalfPerS = float64(expect-o.half.n) / h
+	}
 	r.logf("%s: %.0f records/s, %.1f MB/s, peak RSS %.0f MB, %.1f CPU s, first record after %.0f ms",
 		label, res.RecordsPerS, res.MBPerS, float64(res.PeakRSSBytes)/1e6, res.CPUS, res.FirstRecordMS)
 	return res
@@ -310,9 +360,10 @@ func (r *runner) cleanup(ctx context.Context, appID string) {
 
 // resume measures how long a count application with resumeKeys keys of
 // state takes to process again after kill -9: it counts resumeKeys
-// distinct keys, is killed with SIGKILL, its group member is evicted (so
-// neither system waits out a session timeout), 1000 more records arrive, and
-// it is started again on the same state directory. resume_ms is the time
+// distinct keys, is killed with SIGKILL, 1000 more records arrive, and it is
+// started again on the same state directory, as the same static group member
+// (or, with -static=false, after its dynamic member is evicted, so that
+// neither system waits out a session timeout). resume_ms is the time
 // from that start to the first record processed.
 func (r *runner) resume(ctx context.Context, sys, g string) {
 	cfg := r.cfg
@@ -325,11 +376,7 @@ func (r *runner) resume(ctx context.Context, sys, g string) {
 	target.ResumeKeys = n
 	fail := func(err error) {
 		r.logf("resume %s %s: %v", sys, g, err)
-		msg := "resume: " + err.Error()
-		if target.Error != "" {
-			msg = target.Error + "; " + msg
-		}
-		target.Error = msg
+		target.Error = joinErr(target.Error, "resume: "+err.Error())
 	}
 	if err := recreateTopic(ctx, r.adm, src1, int32(cfg.partitions)); err != nil {
 		fail(err)
@@ -346,13 +393,17 @@ func (r *runner) resume(ctx context.Context, sys, g string) {
 	dir := cfg.stateDir(appID)
 	defer r.cleanup(ctx, appID)
 	label := fmt.Sprintf("resume %s %s", sys, g)
-	first, err := startChild(label+" (first)", r.argv("streamcount", sys, g, appID, dir),
+	instance := ""
+	if cfg.static {
+		instance = appID + "-instance"
+	}
+	first, err := startChild(label+" (first)", r.argv("streamcount", sys, g, appID, dir, instance),
 		[]string{fmt.Sprintf("STREAMGEN_BENCH_EXPECT=%d", n)}, "", filepath.Join(r.logDir, appID+"-first.log"))
 	if err != nil {
 		fail(err)
 		return
 	}
-	o := first.waitDone(cfg.timeout, func(k int64) { r.logf("%s: counted %d/%d keys", label, k, n) })
+	o := first.waitDone(cfg.timeout, int64(n), func(k int64) { r.logf("%s: counted %d/%d keys", label, k, n) })
 	if o.err != nil {
 		first.kill9()
 		fail(o.err)
@@ -362,16 +413,20 @@ func (r *runner) resume(ctx context.Context, sys, g string) {
 	// about as much as they will; then crash.
 	time.Sleep(cfg.commitInterval(g) + 500*time.Millisecond)
 	first.kill9()
-	if err := evict(ctx, r.cl, r.adm, appID); err != nil {
-		fail(fmt.Errorf("evict: %w", err))
-		return
+	// A static member is simply replaced by its successor; a dynamic one
+	// would hold its partitions until its session times out.
+	if !cfg.static {
+		if err := evict(ctx, r.cl, r.adm, appID); err != nil {
+			fail(fmt.Errorf("evict: %w", err))
+			return
+		}
 	}
 	if _, err := load(ctx, cfg.brokers, dataset{topic: src1, n: 1000, keys: n, keyPrefix: "r", sequence: true,
 		valueSize: cfg.valueSize, seed: 8, base: base.Add(time.Duration(n) * time.Millisecond)}); err != nil {
 		fail(err)
 		return
 	}
-	second, err := startChild(label+" (restart)", r.argv("streamcount", sys, g, appID, dir),
+	second, err := startChild(label+" (restart)", r.argv("streamcount", sys, g, appID, dir, instance),
 		[]string{"STREAMGEN_BENCH_EXPECT=1000"}, "", filepath.Join(r.logDir, appID+"-restart.log"))
 	if err != nil {
 		fail(err)
