@@ -13,9 +13,9 @@ demo:
 test:
 	bash scripts/test.sh
 
-## generate: regenerate examples, goldens and conformance scenarios
+## generate: regenerate examples, docs examples, chaos and bench apps, goldens and conformance scenarios
 generate:
-	$(GO) generate ./examples/... ./conformance/... ./chaos/...
+	$(GO) generate ./examples/... ./conformance/... ./chaos/... ./bench/scenarios/... ./docs/examples/...
 	$(GO) test ./golden -update
 
 ## check-generated: fail when generated files are stale

@@ -15,7 +15,7 @@ while IFS= read -r specfile; do
     echo "stale: $dir: run (cd $dir && go generate), or make generate" >&2
     status=1
   fi
-done < <(find examples docs chaos -name streamgen.yaml -not -path '*/testdata/*' 2>/dev/null | sort)
+done < <(find examples docs chaos bench/scenarios -name streamgen.yaml -not -path '*/testdata/*' 2>/dev/null | sort)
 if [ "$checked" -eq 0 ]; then
   echo "check-generated: no spec found under examples/ or docs/" >&2
   exit 1
