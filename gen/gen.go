@@ -140,6 +140,7 @@ var steps = []func(*genCtx) error{
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
 	generateTopology,    // topology.go: streamgen_topology.go
 	generateDriver,      // driver.go: streamgen_driver.go
+	generateQueries,     // query.go: streamgen_queries.go
 }
 
 // Generate generates the Go files for prog. The result maps paths relative

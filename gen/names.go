@@ -23,6 +23,7 @@ const (
 	pathSgapp    = modulePath + "/runtime/sgapp"
 	pathSgkafka  = modulePath + "/runtime/sgkafka"
 	pathSgreplay = modulePath + "/runtime/sgreplay"
+	pathSgquery  = modulePath + "/runtime/sgquery"
 )
 
 // importNames maps every streamgen import path to its package name. Each
@@ -37,6 +38,7 @@ var importNames = map[string]string{
 	pathSgapp:    "sgapp",
 	pathSgkafka:  "sgkafka",
 	pathSgreplay: "sgreplay",
+	pathSgquery:  "sgquery",
 }
 
 // commonInitialisms are written all upper case in Go names, following the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/streamgen/streamgen/internal/version"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -141,8 +143,8 @@ func TestHeaderAndOptions(t *testing.T) {
 		t.Errorf("header:\n%s", src[:min(len(src), 200)])
 	}
 	for _, want := range []string{
-		"_ = sgimpl.EnforceVersion(1 - sgimpl.MinVersion)",
-		"_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 1)",
+		fmt.Sprintf("_ = sgimpl.EnforceVersion(%d - sgimpl.MinVersion)", version.GenVersion),
+		fmt.Sprintf("_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - %d)", version.GenVersion),
 		"var _ serdes.Record = (*R)(nil)",
 	} {
 		if !strings.Contains(src, want) {

@@ -196,7 +196,7 @@ func isReservedLocal(s string) bool {
 		"uint64", "uintptr", "true", "false", "iota", "nil", "append", "cap", "clear", "close", "complex",
 		"copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real",
 		"recover",
-		"sgstream", "sgapp", "sgimpl", "serdes", "time", "os", "key", "value", "agg":
+		"sgstream", "sgapp", "sgimpl", "sgquery", "serdes", "time", "os", "key", "value", "agg":
 		return true
 	}
 	return false
@@ -1020,6 +1020,9 @@ func (g *topoGen) emitApp() {
 	}
 	if app.DeadLetterTopic != "" {
 		d[jen.Id("DeadLetterTopic")] = jen.Lit(app.DeadLetterTopic)
+	}
+	if len(driverStores(g.prog)) > 0 {
+		d[jen.Id("Stores")] = jen.Id("queryStores").Call() // query.go
 	}
 	if len(g.hooks) > 0 {
 		d[jen.Id("OnStart")] = jen.Index().Func().Params(jen.Qual("context", "Context")).Error().Values(g.hooks...)

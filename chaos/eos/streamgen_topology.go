@@ -95,6 +95,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("eos-cnt", serdes.String, serdes.Int64), sgreplay.Topic("eos-data", serdes.String, serdes.Int32), sgreplay.Topic("eos-echo", serdes.String, serdes.Int32), sgreplay.Topic("eos-max", serdes.String, serdes.Int32), sgreplay.Topic("eos-min", serdes.String, serdes.Int32), sgreplay.Topic("eos-sum", serdes.String, serdes.Int64)},
 	}
 }

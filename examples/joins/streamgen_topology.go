@@ -92,6 +92,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }

@@ -54,6 +54,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("order-counts", serdes.String, serdes.Int64), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }

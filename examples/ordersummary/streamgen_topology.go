@@ -86,6 +86,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}
 }

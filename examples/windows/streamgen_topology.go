@@ -122,6 +122,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final-counts", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping-counts", serdes.String, serdes.Int64, false, 5*time.Minute), sgreplay.WindowedTopic("session-counts", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding-counts", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling-counts", serdes.String, serdes.Int64, false, time.Minute)},
 	}
 }

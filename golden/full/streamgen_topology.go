@@ -301,6 +301,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampSkip,
 		Processing:      sgstream.PolicyContinue,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("countries", serdes.String, serdes.Msgpack[Country]()), sgreplay.Topic("counts", serdes.String, serdes.Int64), sgreplay.Topic("dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("paid", serdes.String, serdes.String), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }

@@ -10,11 +10,11 @@ const (
 	// generator emits. It goes up only when generated code starts to need
 	// runtime API that older runtimes lack; it is unrelated to release
 	// versions, so goldens do not churn on every release.
-	GenVersion = 1
+	GenVersion = 2
 
 	// MinVersion is the oldest GenVersion the current runtime still supports.
 	MinVersion = 1
 
 	// MaxVersion is the newest GenVersion the current runtime supports.
-	MaxVersion = 1
+	MaxVersion = 2
 )

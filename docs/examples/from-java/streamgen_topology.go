@@ -72,6 +72,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("orders", serdes.String, serdes.String), sgreplay.Topic("orders-per-user", serdes.String, serdes.Int64), sgreplay.Topic("processed-orders", serdes.String, serdes.String)},
 	}
 }

@@ -77,6 +77,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.Topic("countries", serdes.String, serdes.String), sgreplay.Topic("enriched-clicks", serdes.String, serdes.Msgpack[Click]()), sgreplay.Topic("profiles", serdes.String, serdes.Msgpack[Profile]()), sgreplay.Topic("users-per-country", serdes.String, serdes.Int64)},
 	}
 }

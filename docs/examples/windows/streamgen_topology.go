@@ -121,6 +121,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping", serdes.String, serdes.Int64, false, 2*time.Minute), sgreplay.WindowedTopic("sessions", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling", serdes.String, serdes.Int64, false, time.Minute)},
 	}
 }
