@@ -100,7 +100,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
 		kgo.ConsumerGroup(e.cfg.ApplicationID),
 		kgo.ConsumeTopics(topics...),
-		kgo.Balancers(newTaskBalancer(e.tp)),
+		kgo.Balancers(newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr)),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.DisableAutoCommit(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -209,7 +209,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 				w.abort()
 				return err
 			}
-			if err := tk.t.PunctuateWallClock(); err != nil {
+			if err := tk.punctuate(); err != nil {
 				w.abort()
 				return err
 			}
@@ -422,6 +422,7 @@ func (w *worker) openTasks(ids []sgstream.TaskID) error {
 	}
 	for _, tk := range opened {
 		w.tasks[tk.id] = tk
+		w.e.registerTask(tk)
 		w.log.Info("task running", "task", tk.id.String())
 	}
 	w.taskCount.Store(int32(len(w.tasks)))
@@ -434,7 +435,7 @@ func (w *worker) closeTask(id sgstream.TaskID) {
 		return
 	}
 	w.e.met.taskClosed(tk)
-	if err := tk.t.Close(); err != nil {
+	if err := tk.close(); err != nil {
 		w.log.Warn("closing task", "task", id.String(), "error", err.Error())
 	}
 	delete(w.tasks, id)
@@ -500,7 +501,7 @@ func (w *worker) commit() error {
 		}
 	}
 	for _, id := range w.taskIDs() {
-		if err := w.tasks[id].t.FlushCaches(); err != nil {
+		if err := w.tasks[id].flushCaches(); err != nil {
 			w.abort()
 			return err
 		}
@@ -566,7 +567,7 @@ func (w *worker) commit() error {
 				tk.end[k] = v
 			}
 		}
-		if err := tk.t.Commit(tk.checkpoint()); err != nil {
+		if err := tk.commitState(tk.checkpoint()); err != nil {
 			return err
 		}
 		w.e.countCommitted(tk)
