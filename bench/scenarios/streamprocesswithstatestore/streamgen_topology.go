@@ -57,6 +57,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes)},
 	}
 }

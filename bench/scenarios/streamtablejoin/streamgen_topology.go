@@ -62,6 +62,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
 		Run:             sgkafka.Run,
+		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes), sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes)},
 	}
 }
