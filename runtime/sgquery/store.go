@@ -249,6 +249,29 @@ func serializeKey[K any](store string, s serdes.Serde[K], key K) ([]byte, error)
 	return kb, nil
 }
 
+// errUnbound is the error of a typed view used before On bound it to an
+// engine.
+func errUnbound(store string) error {
+	return fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", store)
+}
+
+// boundKey serializes key for a view bound to src.
+func boundKey[K any](src Source, store string, ser serdes.Serde[K], key K) ([]byte, error) {
+	if src == nil {
+		return nil, errUnbound(store)
+	}
+	return serializeKey(store, ser, key)
+}
+
+// keyMetadataFor is KeyMetadata of every typed view.
+func keyMetadataFor[K any](ctx context.Context, src Source, store string, ser serdes.Serde[K], key K) (KeyMetadata, error) {
+	kb, err := boundKey(src, store, ser, key)
+	if err != nil {
+		return KeyMetadata{}, err
+	}
+	return keyMetadata(ctx, src, store, kb)
+}
+
 func decodeTimestamped[V any](store string, s serdes.Serde[V], raw []byte) (V, int64, error) {
 	var v V
 	if len(raw) < 8 {
@@ -288,7 +311,7 @@ func (s *KeyValue[K, V]) On(src Source) *KeyValue[K, V] {
 
 func (s *KeyValue[K, V]) source() (Source, error) {
 	if s.src == nil {
-		return nil, fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
+		return nil, errUnbound(s.name)
 	}
 	return s.src, nil
 }
@@ -356,15 +379,7 @@ func (s *KeyValue[K, V]) Range(ctx context.Context, from, to *K, fn func(key K, 
 
 // KeyMetadata is the partition that holds key and the instance running it.
 func (s *KeyValue[K, V]) KeyMetadata(ctx context.Context, key K) (KeyMetadata, error) {
-	src, err := s.source()
-	if err != nil {
-		return KeyMetadata{}, err
-	}
-	kb, err := serializeKey(s.name, s.key, key)
-	if err != nil {
-		return KeyMetadata{}, err
-	}
-	return keyMetadata(ctx, src, s.name, kb)
+	return keyMetadataFor(ctx, s.src, s.name, s.key, key)
 }
 
 // WindowValue is one window of a key in a window store.
@@ -417,10 +432,7 @@ func (s *Window[K, V]) decode(e entry) (WindowValue[V], error) {
 // Fetch visits key's windows that start in [timeFrom, timeTo] (ms, both
 // inclusive), ascending by start (Kafka Streams' WindowStore#fetch).
 func (s *Window[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(w WindowValue[V]) error) error {
-	if s.src == nil {
-		return fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
-	}
-	kb, err := serializeKey(s.name, s.key, key)
+	kb, err := boundKey(s.src, s.name, s.key, key)
 	if err != nil {
 		return err
 	}
@@ -445,7 +457,7 @@ func (s *Window[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64,
 // within a partition.
 func (s *Window[K, V]) FetchAll(ctx context.Context, timeFrom, timeTo int64, fn func(key K, w WindowValue[V]) error) error {
 	if s.src == nil {
-		return fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
+		return errUnbound(s.name)
 	}
 	es, err := s.readLocalPartitions(ctx, s.src, query{timeFrom: timeFrom, timeTo: timeTo})
 	if err != nil {
@@ -469,14 +481,7 @@ func (s *Window[K, V]) FetchAll(ctx context.Context, timeFrom, timeTo int64, fn 
 
 // KeyMetadata is the partition that holds key and the instance running it.
 func (s *Window[K, V]) KeyMetadata(ctx context.Context, key K) (KeyMetadata, error) {
-	if s.src == nil {
-		return KeyMetadata{}, fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
-	}
-	kb, err := serializeKey(s.name, s.key, key)
-	if err != nil {
-		return KeyMetadata{}, err
-	}
-	return keyMetadata(ctx, s.src, s.name, kb)
+	return keyMetadataFor(ctx, s.src, s.name, s.key, key)
 }
 
 // SessionValue is one session of a key in a session store.
@@ -510,10 +515,7 @@ func (s *Session[K, V]) On(src Source) *Session[K, V] {
 // timeFrom and start <= timeTo), ascending by end then start. Fetch(ctx,
 // key, 0, math.MaxInt64, fn) is Kafka Streams' SessionStore#fetch(key).
 func (s *Session[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(SessionValue[V]) error) error {
-	if s.src == nil {
-		return fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
-	}
-	kb, err := serializeKey(s.name, s.key, key)
+	kb, err := boundKey(s.src, s.name, s.key, key)
 	if err != nil {
 		return err
 	}
@@ -535,12 +537,5 @@ func (s *Session[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64
 
 // KeyMetadata is the partition that holds key and the instance running it.
 func (s *Session[K, V]) KeyMetadata(ctx context.Context, key K) (KeyMetadata, error) {
-	if s.src == nil {
-		return KeyMetadata{}, fmt.Errorf("streamgen: store %q: not bound to an engine (use On)", s.name)
-	}
-	kb, err := serializeKey(s.name, s.key, key)
-	if err != nil {
-		return KeyMetadata{}, err
-	}
-	return keyMetadata(ctx, s.src, s.name, kb)
+	return keyMetadataFor(ctx, s.src, s.name, s.key, key)
 }
