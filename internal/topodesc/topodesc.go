@@ -237,33 +237,51 @@ func (g *Graph) Mermaid() string {
 		}
 		b.WriteString("  end\n")
 	}
+	g.writeEdges(&b, x, edgeSyntax{
+		topic:     func(id, name string) string { return fmt.Sprintf("  %s([\"%s\"])\n", id, mermaidLabel(name)) },
+		store:     func(id, name string) string { return fmt.Sprintf("  %s[(\"%s\")]\n", id, mermaidLabel(name)) },
+		edge:      "  %s --> %s\n",
+		storeEdge: "  %s -.- %s\n",
+	})
+	return b.String()
+}
+
+// edgeSyntax is how a picture format declares topics and stores and draws
+// the edges between them and the nodes.
+type edgeSyntax struct {
+	topic, store    func(id, name string) string
+	edge, storeEdge string // formats of two IDs
+}
+
+// writeEdges declares every topic and store once and draws every edge, in
+// the graph's order, so each format shows the same picture.
+func (g *Graph) writeEdges(b *strings.Builder, x *ids, syn edgeSyntax) {
 	topics, stores := map[string]bool{}, map[string]bool{}
 	for _, sub := range g.Subs {
 		for _, n := range sub {
 			for _, t := range n.Topics {
 				if !topics[t] {
 					topics[t] = true
-					fmt.Fprintf(&b, "  %s([\"%s\"])\n", x.id("t_", t), mermaidLabel(t))
+					b.WriteString(syn.topic(x.id("t_", t), t))
 				}
 				if n.Kind == Source {
-					fmt.Fprintf(&b, "  %s --> %s\n", x.id("t_", t), x.id("n_", n.Name))
+					fmt.Fprintf(b, syn.edge, x.id("t_", t), x.id("n_", n.Name))
 				} else {
-					fmt.Fprintf(&b, "  %s --> %s\n", x.id("n_", n.Name), x.id("t_", t))
+					fmt.Fprintf(b, syn.edge, x.id("n_", n.Name), x.id("t_", t))
 				}
 			}
 			for _, s := range n.Stores {
 				if !stores[s] {
 					stores[s] = true
-					fmt.Fprintf(&b, "  %s[(\"%s\")]\n", x.id("s_", s), mermaidLabel(s))
+					b.WriteString(syn.store(x.id("s_", s), s))
 				}
-				fmt.Fprintf(&b, "  %s -.- %s\n", x.id("n_", n.Name), x.id("s_", s))
+				fmt.Fprintf(b, syn.storeEdge, x.id("n_", n.Name), x.id("s_", s))
 			}
 			for _, c := range n.Children {
-				fmt.Fprintf(&b, "  %s --> %s\n", x.id("n_", n.Name), x.id("n_", c))
+				fmt.Fprintf(b, syn.edge, x.id("n_", n.Name), x.id("n_", c))
 			}
 		}
 	}
-	return b.String()
 }
 
 // dotQuote quotes s as a Graphviz ID.
@@ -296,32 +314,16 @@ func (g *Graph) Dot() string {
 		}
 		b.WriteString("  }\n")
 	}
-	topics, stores := map[string]bool{}, map[string]bool{}
-	for _, sub := range g.Subs {
-		for _, n := range sub {
-			for _, t := range n.Topics {
-				if !topics[t] {
-					topics[t] = true
-					fmt.Fprintf(&b, "  %s [label=%s, shape=ellipse];\n", x.id("t_", t), dotQuote(t))
-				}
-				if n.Kind == Source {
-					fmt.Fprintf(&b, "  %s -> %s;\n", x.id("t_", t), x.id("n_", n.Name))
-				} else {
-					fmt.Fprintf(&b, "  %s -> %s;\n", x.id("n_", n.Name), x.id("t_", t))
-				}
-			}
-			for _, s := range n.Stores {
-				if !stores[s] {
-					stores[s] = true
-					fmt.Fprintf(&b, "  %s [label=%s, shape=cylinder];\n", x.id("s_", s), dotQuote(s))
-				}
-				fmt.Fprintf(&b, "  %s -> %s [style=dashed, arrowhead=none];\n", x.id("n_", n.Name), x.id("s_", s))
-			}
-			for _, c := range n.Children {
-				fmt.Fprintf(&b, "  %s -> %s;\n", x.id("n_", n.Name), x.id("n_", c))
-			}
-		}
-	}
+	g.writeEdges(&b, x, edgeSyntax{
+		topic: func(id, name string) string {
+			return fmt.Sprintf("  %s [label=%s, shape=ellipse];\n", id, dotQuote(name))
+		},
+		store: func(id, name string) string {
+			return fmt.Sprintf("  %s [label=%s, shape=cylinder];\n", id, dotQuote(name))
+		},
+		edge:      "  %s -> %s;\n",
+		storeEdge: "  %s -> %s [style=dashed, arrowhead=none];\n",
+	})
 	b.WriteString("}\n")
 	return b.String()
 }
