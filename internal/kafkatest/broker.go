@@ -32,9 +32,19 @@ type Broker struct {
 // when Kafka testing is not set up; it also skips under -short.
 func NewBroker(t testing.TB) *Broker {
 	t.Helper()
+	b := newDedicated(t, "dedicated broker")
+	b.Start()
+	return b
+}
+
+// newDedicated prepares a broker of the test's own in a temporary
+// directory, not yet started, that is stopped when the test ends. It
+// follows the shared broker's opt-in and CI rule, and skips under -short.
+func newDedicated(t testing.TB, what string) *Broker {
+	t.Helper()
 	Brokers(t) // same opt-in and CI rule as the shared broker
 	if testing.Short() {
-		t.Skip("kafkatest: dedicated broker skipped in -short mode")
+		t.Skip("kafkatest: " + what + " skipped in -short mode")
 	}
 	script, err := findScript()
 	if err != nil {
@@ -43,10 +53,9 @@ func NewBroker(t testing.TB) *Broker {
 	b := &Broker{t: t, script: script, Dir: t.TempDir()}
 	t.Cleanup(func() {
 		if _, err := b.run("stop"); err != nil {
-			t.Errorf("kafkatest: stop dedicated broker: %v", err)
+			t.Errorf("kafkatest: stop %s: %v", what, err)
 		}
 	})
-	b.Start()
 	return b
 }
 

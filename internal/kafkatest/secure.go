@@ -43,27 +43,14 @@ func (b *SecureBroker) Password() string {
 // broker that does not start fails the test, never skips it.
 func NewSecureBroker(t testing.TB) *SecureBroker {
 	t.Helper()
-	Brokers(t)
-	if testing.Short() {
-		t.Skip("kafkatest: dedicated broker skipped in -short mode")
-	}
-	script, err := findScript()
-	if err != nil {
-		t.Fatalf("kafkatest: %v", err)
-	}
-	b := &Broker{t: t, script: script, Dir: t.TempDir()}
-	t.Cleanup(func() {
-		if _, err := b.run("stop"); err != nil {
-			t.Errorf("kafkatest: stop secure broker: %v", err)
-		}
-	})
+	b := newDedicated(t, "secure broker")
 	// Secure mode is chosen by the environment at the first start only
 	// (the directory remembers it), so later Restart/Stop calls through
 	// Broker need nothing more. The variable goes to the script's process
 	// alone: t.Setenv would leak it into parallel tests' brokers.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c := exec.CommandContext(ctx, "bash", script, "start", b.Dir)
+	c := exec.CommandContext(ctx, "bash", b.script, "start", b.Dir)
 	c.Env = append(os.Environ(), "STREAMGEN_KAFKA_SECURE=1")
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
