@@ -23,7 +23,8 @@ func (r *report) markdown() string {
 Written by ` + "`make bench`" + ` (scripts/bench.sh runs bench/harness); do not edit by hand, run it again.
 The raw figures of the same run are in [bench/results.json](../bench/results.json); the in-process
 benchmarks (no broker) are ` + "`make bench-inproc`" + `, the engine's own figures
-[benchmarks-runtime.md](benchmarks-runtime.md).
+[benchmarks-runtime.md](benchmarks-runtime.md). Causes, profiles and later partial runs are in
+[bench/findings.md](../bench/findings.md).
 
 **Read the ratios, not the numbers.** Every figure comes from one run on one machine against one local
 broker, where the broker (a JVM), the system under test and the harness share the cores with whatever
