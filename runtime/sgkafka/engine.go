@@ -320,30 +320,14 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 			e.setState(NotRunning)
 		}
 	}()
-	if err := e.waitForBrokers(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped while waiting: a clean shutdown
-		}
+	if err := e.lockStateDir(); err != nil {
 		return err
 	}
-	if err := e.setup(ctx); err != nil {
+	if err := e.start(ctx); err != nil {
 		if ctx.Err() != nil {
-			return nil // stopped while setting up: a clean shutdown
+			return nil // stopped while starting: a clean shutdown
 		}
 		return err
-	}
-	e.setState(Rebalancing)
-	// Global tables are caught up before any worker joins the group, so
-	// no task processes a record against a partial global table.
-	if e.hasGlobal() {
-		g, err := e.openGlobal(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil // stopped while bootstrapping: a clean shutdown
-			}
-			return err
-		}
-		e.global = g
 	}
 	for i, hook := range e.cfg.OnStart {
 		if err := hook(ctx); err != nil {

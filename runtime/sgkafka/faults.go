@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ func (e *Engine) waitForBrokers(ctx context.Context) error {
 	defer cl.Close()
 	began := time.Now()
 	lastLog := time.Time{}
+	firstReadEOFs := 0
 	for {
 		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := kmsg.NewPtrMetadataRequest().RequestWith(reqCtx, cl)
@@ -38,7 +40,17 @@ func (e *Engine) waitForBrokers(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !retriableUnreachable(err) {
+		// A broker that closes the connection before answering is either
+		// one asking for SASL (it always will) or one going down or
+		// still coming up (it soon stops): a few in a row are waited for.
+		var eof *kgo.ErrFirstReadEOF
+		if errors.As(err, &eof) {
+			firstReadEOFs++
+		} else {
+			firstReadEOFs = 0
+		}
+		briefEOF := firstReadEOFs > 0 && firstReadEOFs <= 3
+		if !briefEOF && !retriableUnreachable(err) {
 			return fmt.Errorf("streamgen: connecting to %s: %w", strings.Join(e.cfg.Brokers, ","), err)
 		}
 		if time.Since(lastLog) >= 10*time.Second {
@@ -51,6 +63,73 @@ func (e *Engine) waitForBrokers(ctx context.Context) error {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// maxStartAttempts bounds how often start goes back to waiting for the
+// brokers after losing them mid-setup, so that an error misread as a
+// lost broker still ends the run.
+const maxStartAttempts = 20
+
+// start brings the engine from CREATED to REBALANCING: it waits for the
+// brokers, checks and creates topics (setup) and catches global tables up
+// before any worker joins the group, so no task processes a record
+// against a partial global table. A broker that dies or restarts in the
+// middle — a rolling restart, a crash — sends it back to waiting for the
+// brokers instead of ending the application; errors that waiting does
+// not cure (configuration, authentication, missing topics) end it.
+func (e *Engine) start(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		err := e.waitForBrokers(ctx)
+		if err == nil {
+			err = e.setup(ctx)
+		}
+		if err == nil {
+			e.setState(Rebalancing)
+			if e.hasGlobal() {
+				e.global, err = e.openGlobal(ctx)
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !lostBroker(err) || attempt >= maxStartAttempts {
+			return err
+		}
+		e.log.Warn("lost the brokers while starting; waiting for them again", "attempt", attempt, "error", err.Error())
+		if e.base != nil {
+			e.base.Close()
+			e.base = nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// lostBroker tells a failure caused by a broker going away (refused or
+// closed connections, timeouts, retriable broker errors) from one that
+// retrying cannot cure. A connection the broker closes before its first
+// answer is one: waitForBrokers already had an answer with the same
+// credentials, so it is not the missing-SASL case franz-go suspects.
+func lostBroker(err error) bool {
+	if errors.Is(err, ErrConfig) || isFatalKafka(err) {
+		return false
+	}
+	var eof *kgo.ErrFirstReadEOF
+	var ke *kerr.Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &eof), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne):
+		return true
+	case errors.As(err, &ke):
+		return ke.Retriable
+	}
+	return kgo.IsRetryableBrokerErr(err)
 }
 
 // retriableUnreachable tells an unreachable or restarting cluster (worth
@@ -122,6 +201,15 @@ func (e *Engine) runWorker(ctx context.Context, w *worker, idx int) error {
 	for {
 		commitsBefore := e.commits.Load()
 		err := w.run(ctx)
+		if err != nil && ctx.Err() != nil && errors.Is(err, errTransient) {
+			// Stopping while Kafka is unreachable: the last commit could
+			// not be made. Nothing is lost — the open transaction is
+			// aborted by its coordinator, the uncommitted store writes were
+			// dropped, and the next start reprocesses from the last commit
+			// — so this is a clean stop, told in the log.
+			e.log.Warn("stopped without the final commit; the next start resumes from the last commit", "worker", idx, "error", err.Error())
+			return nil
+		}
 		if err == nil || ctx.Err() != nil || !errors.Is(err, errTransient) {
 			return err
 		}

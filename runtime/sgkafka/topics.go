@@ -39,11 +39,10 @@ func (e *Engine) clientOpts(extra ...kgo.Opt) []kgo.Opt {
 
 // setup checks the topology against the cluster and creates internal
 // topics: source and sink topics must exist; repartition and changelog
-// topics are created, or checked when they exist.
+// topics are created, or checked when they exist. It runs again from the
+// start when the brokers go away meanwhile (Engine.start).
 func (e *Engine) setup(ctx context.Context) error {
-	if err := e.lockStateDir(); err != nil {
-		return err
-	}
+	e.sourceSubs = e.sourceSubs[:0]
 	for _, s := range e.tp.SubTopologies() {
 		if len(s.Topics) > 0 && !e.tp.IsGlobal(s) {
 			e.sourceSubs = append(e.sourceSubs, s)
