@@ -35,13 +35,17 @@ func TestEscapedKeys(t *testing.T) {
 }
 
 // The skiplist agrees with a sorted slice under random inserts, overwrites
-// and removals, forwards and backwards.
+// and removals, forwards and backwards. Seeks in between link the pending
+// nodes, so removals hit both linked and pending nodes.
 func TestSkiplistAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	s := newSkiplist()
 	ref := map[string]string{}
 	for i := 0; i < 5000; i++ {
 		k := randKey(r)
+		if r.IntN(100) == 0 {
+			s.seekGE(k)
+		}
 		if r.IntN(3) == 0 {
 			if s.remove(k) != (ref[string(k)] != "") {
 				t.Fatalf("remove %x disagrees", k)

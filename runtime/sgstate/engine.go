@@ -179,7 +179,7 @@ func (e *memEngine) getMeta(k string) ([]byte, bool, error) {
 }
 
 func (e *memEngine) commit(cp map[string]int64) error {
-	for n := e.overlay.head.next[0]; n != nil; n = n.next[0] {
+	for n := range e.overlay.all {
 		if n.tomb {
 			e.committed.remove(n.key)
 		} else {
@@ -220,17 +220,25 @@ func (w memStaged) set(k, v []byte) error {
 
 // overlaySet stages a copy of v (a tombstone if tomb) for k in an overlay
 // list. An existing node is overwritten in place and keeps its copy of the
-// key, so only new keys are copied.
+// key, so only new keys are copied; a new key and its value share one
+// allocation.
 func overlaySet(l *skiplist, k, v []byte, tomb bool) {
-	var val []byte
-	if !tomb {
-		val = append(make([]byte, 0, len(v)), v...)
-	}
 	if n := l.get(k); n != nil {
+		var val []byte
+		if !tomb {
+			val = append(make([]byte, 0, len(v)), v...)
+		}
 		n.value, n.tomb = val, tomb
 		return
 	}
-	l.set(cloneBytes(k), val, tomb)
+	buf := make([]byte, len(k)+len(v))
+	key := buf[:copy(buf, k):len(k)]
+	var val []byte
+	if !tomb {
+		val = buf[len(k):]
+		copy(val, v)
+	}
+	l.add(key, val, tomb)
 }
 
 func (w memStaged) del(k []byte) error {

@@ -296,7 +296,7 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 			return fmt.Errorf("streamgen: pebble commit: %w", err)
 		}
 	}
-	for n := e.overlay.head.next[0]; n != nil; n = n.next[0] {
+	for n := range e.overlay.all {
 		var err error
 		if n.tomb {
 			err = b.Delete(e.dataKey(n.key), nil)

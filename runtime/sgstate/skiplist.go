@@ -4,23 +4,44 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
+	"unsafe"
 )
 
 // skiplist is the ordered map behind the in-memory stores (Kafka uses a
-// TreeMap). Level 0 is doubly linked so reverse iteration is O(1) per step.
-// Removing a node leaves its own links intact, so an iteration that is
-// positioned on it can still advance.
+// TreeMap) and the staged writes of both engines. Level 0 is doubly linked
+// so reverse iteration is O(1) per step. Removing a node leaves its own
+// links intact, so an iteration that is positioned on it can still advance.
+//
+// New keys are not linked into the list when they are set: they wait in
+// pending, reachable through index, until something needs the order (a
+// seek). Many lists are never walked between two commits (a count's staged
+// writes, which are only read back by key and then applied), and for them
+// the ordered insert was most of the cost of a write; the others link what
+// is pending in one sorted batch, whose inserts walk neighbouring paths.
 type skiplist struct {
 	head slNode
-	// index makes point reads and overwrites of existing keys O(1); the
-	// list is only walked for inserts, removals and scans.
+	// index holds every live node, linked or pending: point reads and
+	// overwrites of existing keys are O(1).
 	index map[string]*slNode
-	level int
-	n     int
-	rng   *rand.PCG
+	// pending are the nodes set since the last link, in insertion order;
+	// dead of them have been removed since (slDead).
+	pending []*slNode
+	dead    int
+	level   int
+	n       int
+	rng     *rand.PCG
 	// update is scratch space for insert and remove.
 	update [slMaxLevel]*slNode
 }
+
+// Node states: linked into the list, waiting in pending, or removed while
+// pending (link skips it).
+const (
+	slLinked uint8 = iota
+	slPending
+	slDead
+)
 
 const slMaxLevel = 24
 
@@ -33,9 +54,10 @@ type slNode struct {
 	key       []byte
 	value     []byte
 	// tomb marks a staged delete in an overlay list.
-	tomb bool
-	prev *slNode
-	next []*slNode
+	tomb  bool
+	state uint8
+	prev  *slNode
+	next  []*slNode
 	// next1 holds next for the three nodes in four that have one level,
 	// saving them an allocation.
 	next1 [1]*slNode
@@ -71,13 +93,78 @@ func (s *skiplist) findGE(k []byte) *slNode {
 
 func (s *skiplist) get(k []byte) *slNode { return s.index[string(k)] }
 
-// set inserts or replaces; the list keeps key and value without copying.
+// set inserts or replaces; the list keeps key and value without copying,
+// and the caller must never modify them afterwards: the index's string key
+// shares key's bytes.
 func (s *skiplist) set(k, v []byte, tomb bool) {
 	if n := s.index[string(k)]; n != nil {
 		n.value, n.tomb = v, tomb
 		return
 	}
-	s.findGE(k)
+	s.add(k, v, tomb)
+}
+
+// add is set for a key known not to be in the list (get returned nil), so
+// a new key costs one map lookup, not two. The node waits in pending until
+// the order is needed.
+func (s *skiplist) add(k, v []byte, tomb bool) {
+	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb, state: slPending}
+	s.index[bytesString(k)] = nn
+	s.pending = append(s.pending, nn)
+	s.n++
+}
+
+// bytesString views b as a string without copying. b must never change
+// afterwards; the list's keys never do.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// link inserts the pending nodes into the list, in key order so that
+// consecutive inserts walk mostly the same, cached, path.
+func (s *skiplist) link() {
+	if len(s.pending) == 0 {
+		return
+	}
+	s.compactPending()
+	live := s.pending
+	slices.SortFunc(live, func(a, b *slNode) int {
+		if a.pfx != b.pfx {
+			return cmpUint64(a.pfx, b.pfx)
+		}
+		if a.pfx2 != b.pfx2 {
+			return cmpUint64(a.pfx2, b.pfx2)
+		}
+		return bytes.Compare(a.key, b.key)
+	})
+	for _, n := range live {
+		s.insert(n)
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+}
+
+// compactPending drops removed nodes from pending, so a list that is never
+// walked does not keep every key it ever removed.
+func (s *skiplist) compactPending() {
+	live := s.pending[:0]
+	for _, n := range s.pending {
+		if n.state == slPending {
+			live = append(live, n)
+		}
+	}
+	clear(s.pending[len(live):])
+	s.pending, s.dead = live, 0
+}
+
+func cmpUint64(a, b uint64) int {
+	if a < b {
+		return -1
+	}
+	return 1
+}
+
+// insert links n, whose key is not in the list yet, into the list.
+func (s *skiplist) insert(nn *slNode) {
+	s.findGE(nn.key)
 	l := s.randomLevel()
 	if l > s.level {
 		for i := s.level; i < l; i++ {
@@ -85,7 +172,6 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 		}
 		s.level = l
 	}
-	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb}
 	if l == 1 {
 		nn.next = nn.next1[:]
 	} else {
@@ -101,28 +187,51 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 	if nn.next[0] != nil {
 		nn.next[0].prev = nn
 	}
-	s.index[string(k)] = nn
-	s.n++
+	nn.state = slLinked
 }
 
 func (s *skiplist) remove(k []byte) bool {
-	if s.index[string(k)] == nil {
+	n := s.index[string(k)]
+	if n == nil {
 		return false
 	}
-	n := s.findGE(k)
 	delete(s.index, string(k))
+	s.n--
+	if n.state == slPending {
+		n.state = slDead
+		if s.dead++; s.dead > 64 && s.dead > len(s.pending)/2 {
+			s.compactPending()
+		}
+		return true
+	}
+	s.findGE(k)
 	for i := 0; i < len(n.next); i++ {
 		s.update[i].next[i] = n.next[i]
 	}
 	if n.next[0] != nil {
 		n.next[0].prev = n.prev
 	}
-	s.n--
 	return true
+}
+
+// all yields every node, linked or pending, in no particular order: for
+// applying staged writes, which needs no order.
+func (s *skiplist) all(yield func(*slNode) bool) {
+	for n := s.head.next[0]; n != nil; n = n.next[0] {
+		if !yield(n) {
+			return
+		}
+	}
+	for _, n := range s.pending {
+		if n.state == slPending && !yield(n) {
+			return
+		}
+	}
 }
 
 // seekGE returns the first node with key >= k (the first node if k is nil).
 func (s *skiplist) seekGE(k []byte) *slNode {
+	s.link()
 	if k == nil {
 		return s.head.next[0]
 	}
@@ -131,6 +240,7 @@ func (s *skiplist) seekGE(k []byte) *slNode {
 
 // seekLT returns the last node with key < k (the last node if k is nil).
 func (s *skiplist) seekLT(k []byte) *slNode {
+	s.link()
 	x := &s.head
 	kp, kp2 := keyPrefix(k), keyPrefix2(k)
 	for i := s.level - 1; i >= 0; i-- {
@@ -150,6 +260,8 @@ func (s *skiplist) reset() {
 	}
 	s.level, s.n = 1, 0
 	clear(s.index)
+	clear(s.pending)
+	s.pending, s.dead = s.pending[:0], 0
 }
 
 func keyPrefix(k []byte) uint64 {
