@@ -100,7 +100,14 @@ type nodeInit struct {
 
 type sourceEntry struct {
 	node    int
+	topic   string
 	process func(t *Task, raw *RawRecord) error
+	// partitionTime is the largest timestamp read from the topic (Kafka
+	// Streams' partition time), valid when hasPartitionTime. It lives
+	// here, where Process already is, rather than in a map by topic the
+	// task would look up twice per record.
+	partitionTime    int64
+	hasPartitionTime bool
 }
 
 func newBuilder(appID string, t *Task) *Builder {
@@ -194,7 +201,7 @@ func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *Task, raw
 		b.Errorf("topic %q is read by two source nodes", topic)
 	}
 	n.Reads = append(n.Reads, topic)
-	b.sources[topic] = &sourceEntry{node: n.ID, process: process}
+	b.sources[topic] = &sourceEntry{node: n.ID, topic: topic, process: process}
 }
 
 // Errorf records a build error; NewTopology reports them all.
@@ -341,7 +348,7 @@ func (s Stream[K, V]) Builder() *Builder { return s.b }
 
 // To attaches a child node that receives every record of the stream.
 // Operator implementations use it; generated code does not.
-func (s Stream[K, V]) To(n Node[K, V]) { s.out.children = append(s.out.children, n) }
+func (s Stream[K, V]) To(n Node[K, V]) { s.out.add(n) }
 
 // NewStream creates a stream handle whose records are whatever is forwarded
 // to the returned node. Operator implementations use it to create outputs.
@@ -360,7 +367,10 @@ type Node[K, V any] interface {
 // fanout forwards a record to every child, in the order they were added
 // (Kafka Streams forwards depth-first in topology order).
 type fanout[K, V any] struct {
-	children []Node[K, V]
+	// children are the children's Process functions: most children are
+	// NodeFuncs, and calling the function itself saves the interface call
+	// into NodeFunc.Process for every record and node.
+	children []func(Record[K, V]) error
 	// n counts the records forwarded: a plain int, because only the task's
 	// goroutine touches it (Task.ForwardCounts reads it there too).
 	n int64
@@ -369,11 +379,20 @@ type fanout[K, V any] struct {
 func (f *fanout[K, V]) Process(r Record[K, V]) error {
 	f.n++
 	for _, c := range f.children {
-		if err := c.Process(r); err != nil {
+		if err := c(r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// add appends a child.
+func (f *fanout[K, V]) add(n Node[K, V]) {
+	if fn, ok := n.(NodeFunc[K, V]); ok {
+		f.children = append(f.children, fn)
+	} else {
+		f.children = append(f.children, n.Process)
+	}
 }
 
 // NodeFunc adapts a function to Node.

@@ -47,7 +47,7 @@ func (t Table[K, V]) Info() *NodeInfo { return t.info }
 func (t Table[K, V]) Builder() *Builder { return t.b }
 
 // To attaches a child that receives every change of the table.
-func (t Table[K, V]) To(n Node[K, Change[V]]) { t.out.children = append(t.out.children, n) }
+func (t Table[K, V]) To(n Node[K, Change[V]]) { t.out.add(n) }
 
 // Getter returns the per-task value getter factory, or nil.
 func (t Table[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) { return t.getter }
@@ -88,4 +88,4 @@ func (g GroupedTable[K, V]) Info() *NodeInfo { return g.info }
 func (g GroupedTable[K, V]) Builder() *Builder { return g.b }
 
 // To attaches a child that receives the grouped changes.
-func (g GroupedTable[K, V]) To(n Node[K, Change[V]]) { g.out.children = append(g.out.children, n) }
+func (g GroupedTable[K, V]) To(n Node[K, Change[V]]) { g.out.add(n) }

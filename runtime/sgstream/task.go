@@ -155,8 +155,11 @@ type Task struct {
 	inited  bool
 	current *RawRecord
 
-	streamTime    int64
-	partitionTime map[string]int64
+	streamTime int64
+	// src is the source of the record being processed, or of the last one:
+	// consecutive records mostly come from one topic, so Process looks the
+	// source up by topic only when the topic changes.
+	src *sourceEntry
 
 	streamPunct []*punctuation
 	wallPunct   []*punctuation
@@ -189,7 +192,7 @@ func (tp *Topology) NewTask(id TaskID, cfg TaskConfig) (*Task, error) {
 		cfg.Now = func() int64 { return time.Now().UnixMilli() }
 	}
 	t := &Task{ID: id, topo: tp, cfg: cfg, stores: map[string]sgstate.Store{},
-		streamTime: math.MinInt64, partitionTime: map[string]int64{}}
+		streamTime: math.MinInt64}
 	b := newBuilder(tp.appID, t)
 	tp.build(b)
 	if len(b.errs) > 0 {
@@ -330,9 +333,13 @@ func (t *Task) Process(raw *RawRecord) error {
 			return err
 		}
 	}
-	src, ok := t.b.sources[raw.Topic]
-	if !ok {
-		return fmt.Errorf("streamgen: task %s: no source reads topic %q", t.ID, raw.Topic)
+	src := t.src
+	if src == nil || src.topic != raw.Topic {
+		var ok bool
+		if src, ok = t.b.sources[raw.Topic]; !ok {
+			return fmt.Errorf("streamgen: task %s: no source reads topic %q", t.ID, raw.Topic)
+		}
+		t.src = src
 	}
 	t.current = raw
 	defer func() { t.current = nil }()
@@ -352,6 +359,9 @@ func (t *Task) Process(raw *RawRecord) error {
 		if herr := t.handle(policy, raw, err); herr != nil {
 			return herr
 		}
+	}
+	if len(t.streamPunct) == 0 {
+		return nil
 	}
 	// Punctuations have no current record (no record metadata), as in
 	// Kafka Streams.
@@ -418,28 +428,35 @@ func firstLine(s string) string {
 	return s
 }
 
-// observe updates stream time and partition time with a record's extracted
+// observe updates stream time and the partition time of the topic of the
+// record being processed (Process's source) with the record's extracted
 // timestamp; it applies the invalid-timestamp policy first. It reports
 // false when the record must be skipped.
 func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
+	src := t.src
+	if src == nil || src.topic != topic {
+		// Only source nodes call observe, under Process, so src is the
+		// record's source; a stray caller must not move another topic's
+		// partition time.
+		src = &sourceEntry{}
+	}
 	if ts < 0 {
 		switch t.cfg.InvalidTime {
 		case TimestampSkip:
 			t.skipInvalidTime(topic, ts)
 			return 0, false, nil
 		case TimestampPartitionTime:
-			pt, ok := t.partitionTime[topic]
-			if !ok || pt < 0 {
+			if !src.hasPartitionTime || src.partitionTime < 0 {
 				t.skipInvalidTime(topic, ts)
 				return 0, false, nil
 			}
-			ts = pt
+			ts = src.partitionTime
 		default:
 			return 0, false, fmt.Errorf("%w: extracted timestamp %d is negative", ErrInvalidTimestamp, ts)
 		}
 	}
-	if pt, ok := t.partitionTime[topic]; !ok || ts > pt {
-		t.partitionTime[topic] = ts
+	if !src.hasPartitionTime || ts > src.partitionTime {
+		src.partitionTime, src.hasPartitionTime = ts, true
 	}
 	if ts > t.streamTime {
 		t.streamTime = ts
