@@ -27,6 +27,7 @@ type KVStore[K, V any] struct {
 	kbuf  []byte
 	vbuf  []byte
 	cache *cachedKV // nil when the store has no record cache
+	null  nullTest[V]
 }
 
 // NewKVStore wraps s, which must be a sgstate.KeyValueStore.
@@ -35,7 +36,7 @@ func NewKVStore[K, V any](s sgstate.Store, key serdes.Serde[K], value serdes.Ser
 	if !ok {
 		return nil, fmt.Errorf("streamgen: store %q is a %T, not a key-value store", s.Name(), s)
 	}
-	st := &KVStore[K, V]{s: kv, key: key, value: value}
+	st := &KVStore[K, V]{s: kv, key: key, value: value, null: newNullTest[V]()}
 	if c, ok := s.(*cachedKV); ok {
 		st.cache = c
 	}
@@ -90,7 +91,7 @@ func (s *KVStore[K, V]) decode(raw []byte) (value V, ts int64, err error) {
 
 // Put writes value with timestamp ts. A null value (see Record) deletes.
 func (s *KVStore[K, V]) Put(key K, value V, ts int64) error {
-	if isNull(value) {
+	if s.null.of(value) {
 		return s.Delete(key)
 	}
 	kb, err := s.encodeKey(key)

@@ -51,26 +51,35 @@ type Windowed[K any] struct {
 // isNull reports whether v is a null value: only a nil generated record
 // (a pointer type with an IsNil method that works on a nil receiver) is.
 // User functions return plain Go values, so this is how a mapper that
-// returns nil produces a tombstone.
-//
-// It runs for every record a mapper produces, so it must not allocate:
-// converting a string or a struct to an interface does, and most keys and
-// values are strings. Only pointer-shaped values (generated records are
-// pointers) are converted directly; for other types the interface check is
-// made on the type first, and the value is only converted if the type has
-// an IsNil method at all.
-func isNull[V any](v V) bool {
+// returns nil produces a tombstone. Per-record callers use a nullTest made
+// when the node is built.
+func isNull[V any](v V) bool { return newNullTest[V]().of(v) }
+
+// nullTest is isNull with the type half of the check made once, when a node
+// is built: for most types (strings, numbers, structs without IsNil) no value
+// is ever null, and asking reflect per record was a measurable part of a
+// stateless chain.
+type nullTest[V any] struct{ possible bool }
+
+func newNullTest[V any]() nullTest[V] {
 	t := reflect.TypeFor[V]()
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		// Pointer-shaped: the conversion stores the pointer itself.
-		n, ok := any(v).(nullable)
-		return ok && n.IsNil()
+		return nullTest[V]{possible: true}
 	}
-	if !t.Implements(nullableType) {
+	return nullTest[V]{possible: t.Implements(nullableType)}
+}
+
+// of is isNull(v). It must not allocate for the common types: converting a
+// string or a struct to an interface does, so only types that may be null
+// are converted; for pointer-shaped ones (generated records are pointers)
+// the conversion stores the pointer itself.
+func (n nullTest[V]) of(v V) bool {
+	if !n.possible {
 		return false
 	}
-	return any(v).(nullable).IsNil()
+	nv, ok := any(v).(nullable)
+	return ok && nv.IsNil()
 }
 
 // nullable is implemented by generated record pointers (serdes.Record).

@@ -85,9 +85,10 @@ func filter[K, V any](s Stream[K, V], name, op string, pred func(K, V) bool, kee
 // Map replaces key and value.
 func Map[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) (K2, V2)) Stream[K2, V2] {
 	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "map", s.info))
+	kn, vn := newNullTest[K2](), newNullTest[V2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		k, v := fn(r.Key, r.Value)
-		return next.Process(Record[K2, V2]{Key: k, Value: v, KeyNull: isNull(k), ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+		return next.Process(Record[K2, V2]{Key: k, Value: v, KeyNull: kn.of(k), ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out
 }
@@ -95,9 +96,10 @@ func Map[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) 
 // MapValues replaces the value and keeps the key.
 func MapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) V2) Stream[K, V2] {
 	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "map_values", s.info))
+	vn := newNullTest[V2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		v := fn(r.Key, r.Value)
-		return next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+		return next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out
 }
@@ -106,9 +108,10 @@ func MapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V
 // timestamp and headers.
 func FlatMap[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) []KeyValue[K2, V2]) Stream[K2, V2] {
 	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "flat_map", s.info))
+	kn, vn := newNullTest[K2](), newNullTest[V2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		for _, kv := range fn(r.Key, r.Value) {
-			if err := next.Process(Record[K2, V2]{Key: kv.Key, Value: kv.Value, KeyNull: isNull(kv.Key), ValueNull: isNull(kv.Value), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+			if err := next.Process(Record[K2, V2]{Key: kv.Key, Value: kv.Value, KeyNull: kn.of(kv.Key), ValueNull: vn.of(kv.Value), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
 				return err
 			}
 		}
@@ -120,9 +123,10 @@ func FlatMap[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value
 // FlatMapValues turns a value into zero or more values under the same key.
 func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) []V2) Stream[K, V2] {
 	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "flat_map_values", s.info))
+	vn := newNullTest[V2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		for _, v := range fn(r.Key, r.Value) {
-			if err := next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+			if err := next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
 				return err
 			}
 		}
@@ -134,9 +138,10 @@ func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, val
 // SelectKey replaces the key.
 func SelectKey[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2) Stream[K2, V] {
 	out, next := NewStream[K2, V](s.b, s.b.AddNode(name, "select_key", s.info))
+	kn := newNullTest[K2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		k := fn(r.Key, r.Value)
-		return next.Process(Record[K2, V]{Key: k, KeyNull: isNull(k), Value: r.Value, ValueNull: r.ValueNull, Timestamp: r.Timestamp, Headers: r.Headers})
+		return next.Process(Record[K2, V]{Key: k, KeyNull: kn.of(k), Value: r.Value, ValueNull: r.ValueNull, Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out
 }
