@@ -37,6 +37,8 @@ type task struct {
 	// counted is t.Stats when its bad records were last added to the
 	// engine's counters (Engine.countCommitted).
 	counted sgstream.TaskStats
+	// raw is the record being processed (process reuses it).
+	raw sgstream.RawRecord
 }
 
 // partitionWait bounds how long a task with records on some partitions
@@ -250,7 +252,11 @@ func (tk *task) process(force bool) (int, error) {
 		if r == nil {
 			return n, nil
 		}
-		raw := sgstream.RawRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+		// One RawRecord per task, reused: the task keeps no reference
+		// to it past Process, and a fresh one per record was a heap
+		// allocation on the hot path (it escapes into Task.Process).
+		raw := &tk.raw
+		*raw = sgstream.RawRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
 			Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()}
 		if len(r.Headers) > 0 {
 			raw.Headers = make([]sgstream.Header, len(r.Headers))
@@ -259,7 +265,7 @@ func (tk *task) process(force bool) (int, error) {
 			}
 		}
 		start := tk.met.start()
-		if err := tk.t.Process(&raw); err != nil {
+		if err := tk.t.Process(raw); err != nil {
 			return n, err
 		}
 		tk.met.done(start)

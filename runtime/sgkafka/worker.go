@@ -57,11 +57,14 @@ type worker struct {
 	lastCommit            time.Time
 	lastPurge             time.Time
 
-	prodMu  sync.Mutex
-	prodErr error
-	clEnd   map[string]int64 // changelog checkpoint key → next offset produced
-	clSent  int64            // changelog records sent in the open transaction
-	rr      map[string]int32 // round robin for records without a key
+	// promiseFn is w.promise, bound once: a method value made per record
+	// is a heap allocation per record.
+	promiseFn func(*kgo.Record, error)
+	prodMu    sync.Mutex
+	prodErr   error
+	clEnd     map[string]int64 // changelog checkpoint key → next offset produced
+	clSent    int64            // changelog records sent in the open transaction
+	rr        map[string]int32 // round robin for records without a key
 }
 
 type eventKind int
@@ -82,6 +85,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[sgstream.TaskID]*task{},
 		clEnd: map[string]int64{}, rr: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
 	w.log = e.log.With("worker", idx)
+	w.promiseFn = w.promise
 	var topics []string
 	for _, s := range e.sourceSubs {
 		topics = append(topics, s.Topics...)
@@ -630,7 +634,8 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 			partition = sgpartition.Partition(partitionKey, int32(n))
 		}
 	}
-	r := &kgo.Record{Topic: topic, Partition: partition, Key: bytes.Clone(key), Value: bytes.Clone(value), Timestamp: time.UnixMilli(ts)}
+	r := newRecord(key, value)
+	r.Topic, r.Partition, r.Timestamp = topic, partition, time.UnixMilli(ts)
 	if len(headers) > 0 {
 		r.Headers = make([]kgo.RecordHeader, len(headers))
 		for i, h := range headers {
@@ -640,11 +645,12 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 	if w.e.isChangelog(topic) {
 		w.clSent++
 	}
-	w.cl.Produce(context.Background(), r, w.promise)
+	w.cl.Produce(context.Background(), r, w.promiseFn)
 	return nil
 }
 
 func (w *worker) promise(r *kgo.Record, err error) {
+	defer recyclePooled(r)
 	w.prodMu.Lock()
 	defer w.prodMu.Unlock()
 	if err != nil {
@@ -659,4 +665,50 @@ func (w *worker) promise(r *kgo.Record, err error) {
 			w.clEnd[k] = r.Offset + 1
 		}
 	}
+}
+
+// recordPool recycles the records the collector hands to franz-go, with
+// their key and value buffers: franz-go is done with a record once its
+// promise has been called, and a new record and two copies per output
+// record were the largest share of the sink path's allocations (and of
+// its garbage collection).
+var recordPool = sync.Pool{New: func() any { return new(kgo.Record) }}
+
+// maxPooledBytes bounds the key or value buffer a pooled record keeps, so
+// that one huge record does not pin its buffer in the pool.
+const maxPooledBytes = 64 << 10
+
+// newRecord returns a cleared record from the pool holding copies of key
+// and value (the task reuses its encoding buffers). A nil key or value
+// stays nil: a nil value is a tombstone, unlike an empty one.
+func newRecord(key, value []byte) *kgo.Record {
+	r := recordPool.Get().(*kgo.Record)
+	kb, vb := r.Key, r.Value
+	*r = kgo.Record{}
+	r.Key, r.Value = copyInto(kb, key), copyInto(vb, value)
+	return r
+}
+
+// copyInto copies b into buf's storage, keeping nil and empty apart.
+func copyInto(buf, b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if buf == nil {
+		buf = make([]byte, 0, len(b))
+	}
+	return append(buf[:0], b...)
+}
+
+// recyclePooled returns r to the pool once franz-go is done with it.
+func recyclePooled(r *kgo.Record) {
+	if cap(r.Key) > maxPooledBytes {
+		r.Key = nil
+	}
+	if cap(r.Value) > maxPooledBytes {
+		r.Value = nil
+	}
+	r.Headers = nil
+	r.Context = nil
+	recordPool.Put(r)
 }
