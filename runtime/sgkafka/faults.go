@@ -79,10 +79,13 @@ const maxStartAttempts = 20
 // not cure (configuration, authentication, missing topics) end it.
 func (e *Engine) start(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
-		err := e.waitForBrokers(ctx)
-		if err == nil {
-			err = e.setup(ctx)
+		// waitForBrokers decides itself what is worth waiting for (a
+		// connection closed before any answer, for one, only a few times
+		// in a row: it may be a missing SASL configuration).
+		if err := e.waitForBrokers(ctx); err != nil {
+			return err
 		}
+		err := e.setup(ctx)
 		if err == nil {
 			e.setState(Rebalancing)
 			if e.hasGlobal() {

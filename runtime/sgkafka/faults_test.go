@@ -1,11 +1,20 @@
 package sgkafka
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,4 +44,73 @@ func TestLostBroker(t *testing.T) {
 			t.Errorf("%s: lostBroker(%v) = %v, want %v", c.name, c.err, got, c.want)
 		}
 	}
+}
+
+// TestBrokerLostDuringStartup closes the connection on the metadata
+// requests that follow the engine's first answer from the broker, as a
+// broker killed in the middle of an instance's start-up does (the chaos
+// run's failure): the engine must go back to waiting for the brokers and
+// then run, its output complete, instead of exiting.
+func TestBrokerLostDuringStartup(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1),
+		kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "250"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := c.ListenAddrs()
+	createTopic(t, brokers, "in", 2)
+	createTopic(t, brokers, "out", 2)
+	tp, err := sgstream.NewTopology("app", countBuild("in", "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := inputRecords("in", 100, 5)
+	produce(t, brokers, 2, recs)
+
+	var mu sync.Mutex
+	seen, closed := 0, 0
+	c.ControlKey(int16(kmsg.Metadata), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		seen++
+		if seen >= 2 && closed < 3 {
+			closed++
+			return nil, errors.New("broker going down"), true
+		}
+		return nil, nil, false
+	})
+	logs := &lockedBuffer{}
+	r := startEngine(t, tp, Config{Brokers: brokers, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2,
+		CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err := r.wait(t, 90*time.Second); err != nil {
+		t.Fatalf("the engine stopped on a broker lost during start-up: %v", err)
+	}
+	if !strings.Contains(logs.String(), "lost the brokers while starting") {
+		t.Fatalf("the start-up never met the lost broker (%d metadata requests closed): the test no longer tests it\n%s", closed, logs.String())
+	}
+	got := byKey(readCommitted(t, brokers, "out"), decodeCount)
+	if d := diffOutputs(driverOutput(t, tp, 2, "out", recs, decodeCount), got); d != "" {
+		t.Fatalf("output differs from the test driver:\n%s", d)
+	}
+}
+
+// lockedBuffer is a log destination the engine's goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
