@@ -38,80 +38,72 @@ type writer interface {
 	setMeta(k string, v []byte) error
 }
 
-// memEngine keeps committed state in one skiplist and staged writes in an
-// overlay skiplist whose tombstones hide committed keys. Commit folds the
-// overlay in; Abort drops it.
+// memEngine keeps committed and staged state in one skiplist: a node holds
+// its key's committed value, if any, and its staged write, if any, and
+// dirty lists the nodes that have one. A read or a write finds its key
+// with one index lookup whether the key is staged or not, Commit applies
+// the staged writes without looking their keys up again, and a scan walks
+// one list where an overlay list would have to be merged with the
+// committed one. Abort reverts the staged nodes.
 type memEngine struct {
-	committed *skiplist
-	overlay   *skiplist
-	meta      map[string][]byte
+	list *skiplist
+	// dirty are the nodes written since the last commit, in the order of
+	// their first write. A staged insert deleted again leaves the list and
+	// keeps no staged write (stNone); commit and abort skip it.
+	dirty   []*slNode
+	nstaged int // nodes in dirty with a staged write
+	meta    map[string][]byte
 	// metaStage holds staged metadata writes; a nil value is a staged
 	// delete.
 	metaStage map[string][]byte
 	cp        map[string]int64
 }
 
+// Staged writes of a memEngine node (slNode.stage).
+const (
+	stNone uint8 = iota
+	stSet        // slNode.staged is the staged value
+	stDel        // a staged delete of a committed value
+)
+
 func newMemEngine() *memEngine {
-	return &memEngine{committed: newSkiplist(), overlay: newSkiplist(), meta: map[string][]byte{}, metaStage: map[string][]byte{}}
+	return &memEngine{list: newSkiplist(), meta: map[string][]byte{}, metaStage: map[string][]byte{}}
+}
+
+// visible is the value a memEngine node shows inside the transaction: the
+// staged write, else the committed value.
+func (n *slNode) visible() ([]byte, bool) {
+	switch n.stage {
+	case stSet:
+		return n.staged, true
+	case stDel:
+		return nil, false
+	}
+	return n.value, n.committed
 }
 
 func (e *memEngine) get(k []byte) ([]byte, bool, error) {
-	if n := e.overlay.get(k); n != nil {
-		if n.tomb {
-			return nil, false, nil
+	if n := e.list.get(k); n != nil {
+		if v, ok := n.visible(); ok {
+			return cloneBytes(v), true, nil
 		}
-		return cloneBytes(n.value), true, nil
-	}
-	if n := e.committed.get(k); n != nil {
-		return cloneBytes(n.value), true, nil
 	}
 	return nil, false, nil
 }
 
 func (e *memEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
-	if e.overlay.n == 0 {
-		return scanList(e.committed, lower, upper, reverse, fn)
-	}
-	var a, b *slNode // a overlay, b committed
+	var n *slNode
 	if reverse {
-		a, b = e.overlay.seekLT(upper), e.committed.seekLT(upper)
+		n = e.list.seekLT(upper)
 	} else {
-		a, b = e.overlay.seekGE(lower), e.committed.seekGE(lower)
+		n = e.list.seekGE(lower)
 	}
-	for a != nil || b != nil {
-		var n *slNode
-		switch {
-		case a == nil:
-			n = b
-		case b == nil:
-			n = a
-		default:
-			c := bytes.Compare(a.key, b.key)
-			if reverse {
-				c = -c
-			}
-			switch {
-			case c < 0:
-				n = a
-			case c > 0:
-				n = b
-			default:
-				n = a
-				b = step(b, reverse)
-			}
-		}
-		if !inBounds(n.key, lower, upper, reverse) {
-			return nil
-		}
-		if n == a {
-			a = step(a, reverse)
-		} else {
-			b = step(b, reverse)
-		}
-		if n.tomb {
+	for ; n != nil && inBounds(n.key, lower, upper, reverse); n = step(n, reverse) {
+		v, ok := n.visible()
+		if !ok {
 			continue
 		}
-		if err := fn(n.key, n.value); err != nil {
+		if err := fn(n.key, v); err != nil {
 			return err
 		}
 	}
@@ -132,33 +124,15 @@ func inBounds(k, lower, upper []byte, reverse bool) bool {
 	return upper == nil || bytes.Compare(k, upper) < 0
 }
 
-func scanList(l *skiplist, lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
-	var n *slNode
-	if reverse {
-		n = l.seekLT(upper)
-	} else {
-		n = l.seekGE(lower)
-	}
-	for ; n != nil && inBounds(n.key, lower, upper, reverse); n = step(n, reverse) {
-		if n.tomb {
-			continue
-		}
-		if err := fn(n.key, n.value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (e *memEngine) staged() writer { return memStaged{e} }
 
-func (e *memEngine) hasStaged() bool { return e.overlay.n > 0 || len(e.metaStage) > 0 }
+func (e *memEngine) hasStaged() bool { return e.nstaged > 0 || len(e.metaStage) > 0 }
 
 func (e *memEngine) direct(fn func(w writer) error) error {
 	if e.hasStaged() {
 		return ErrStagedWrites
 	}
-	// Restoration writes into the overlay and commits it, so a failing fn
+	// Restoration stages its writes and commits them, so a failing fn
 	// leaves the committed state untouched.
 	if err := fn(memStaged{e}); err != nil {
 		e.abort()
@@ -179,14 +153,19 @@ func (e *memEngine) getMeta(k string) ([]byte, bool, error) {
 }
 
 func (e *memEngine) commit(cp map[string]int64) error {
-	for n := range e.overlay.all {
-		if n.tomb {
-			e.committed.remove(n.key)
-		} else {
-			e.committed.set(n.key, n.value, false)
+	for _, n := range e.dirty {
+		switch n.stage {
+		case stSet:
+			n.value, n.committed = n.staged, true
+		case stDel:
+			e.list.remove(n.key)
+			n.value, n.committed = nil, false
+		default:
+			continue
 		}
+		n.stage, n.staged = stNone, nil
 	}
-	e.overlay.reset()
+	e.resetStaged()
 	for k, v := range e.metaStage {
 		if v == nil {
 			delete(e.meta, k)
@@ -202,9 +181,23 @@ func (e *memEngine) commit(cp map[string]int64) error {
 }
 
 func (e *memEngine) abort() error {
-	e.overlay.reset()
+	for _, n := range e.dirty {
+		if n.stage == stNone {
+			continue
+		}
+		if !n.committed {
+			e.list.remove(n.key)
+		}
+		n.stage, n.staged = stNone, nil
+	}
+	e.resetStaged()
 	clear(e.metaStage)
 	return nil
+}
+
+func (e *memEngine) resetStaged() {
+	clear(e.dirty)
+	e.dirty, e.nstaged = e.dirty[:0], 0
 }
 
 func (e *memEngine) checkpoint() (map[string]int64, error) { return copyCheckpoint(e.cp), nil }
@@ -214,14 +207,30 @@ func (e *memEngine) close() error                          { return e.abort() }
 type memStaged struct{ e *memEngine }
 
 func (w memStaged) set(k, v []byte) error {
-	overlaySet(w.e.overlay, k, v, false)
+	n := w.e.list.get(k)
+	if n == nil {
+		key, val := copyKeyValue(k, v, false)
+		n = w.e.list.add(key, nil, false)
+		n.staged = val
+	} else {
+		n.staged = append(make([]byte, 0, len(v)), v...)
+	}
+	w.e.stage(n, stSet)
 	return nil
+}
+
+// stage records a staged write (stSet or stDel) on n.
+func (e *memEngine) stage(n *slNode, st uint8) {
+	if n.stage == stNone {
+		e.dirty = append(e.dirty, n)
+		e.nstaged++
+	}
+	n.stage = st
 }
 
 // overlaySet stages a copy of v (a tombstone if tomb) for k in an overlay
 // list. An existing node is overwritten in place and keeps its copy of the
-// key, so only new keys are copied; a new key and its value share one
-// allocation.
+// key, so only new keys are copied.
 func overlaySet(l *skiplist, k, v []byte, tomb bool) {
 	if n := l.get(k); n != nil {
 		var val []byte
@@ -231,23 +240,42 @@ func overlaySet(l *skiplist, k, v []byte, tomb bool) {
 		n.value, n.tomb = val, tomb
 		return
 	}
-	buf := make([]byte, len(k)+len(v))
-	key := buf[:copy(buf, k):len(k)]
-	var val []byte
+	key, val := copyKeyValue(k, v, tomb)
+	l.add(key, val, tomb)
+}
+
+// copyKeyValue copies a new key and its value (none if tomb) into one
+// allocation. The value is non-nil even when empty: an empty value is not
+// a delete.
+func copyKeyValue(k, v []byte, tomb bool) (key, val []byte) {
+	n := len(k)
+	if !tomb {
+		n += len(v)
+	}
+	buf := make([]byte, n)
+	key = buf[:copy(buf, k):len(k)]
 	if !tomb {
 		val = buf[len(k):]
 		copy(val, v)
 	}
-	l.add(key, val, tomb)
+	return key, val
 }
 
 func (w memStaged) del(k []byte) error {
-	if w.e.committed.get(k) == nil {
-		// Nothing to hide: drop a staged insert instead of keeping a tombstone.
-		w.e.overlay.remove(k)
-		return nil
+	e := w.e
+	n := e.list.get(k)
+	switch {
+	case n == nil:
+		// Neither committed nor staged: nothing to hide.
+	case !n.committed:
+		// A staged insert: drop it instead of keeping a tombstone.
+		e.list.remove(k)
+		n.stage, n.staged = stNone, nil
+		e.nstaged--
+	default:
+		n.staged = nil
+		e.stage(n, stDel)
 	}
-	overlaySet(w.e.overlay, k, nil, true)
 	return nil
 }
 

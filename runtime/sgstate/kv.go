@@ -97,8 +97,8 @@ func (s *kvStore) ApproximateNumEntries() (int64, error) {
 	if s.eng == nil {
 		return 0, s.notOpen()
 	}
-	if m, ok := s.eng.(*memEngine); ok && m.overlay.n == 0 {
-		return int64(m.committed.n), nil
+	if m, ok := s.eng.(*memEngine); ok && m.nstaged == 0 {
+		return int64(m.list.n), nil
 	}
 	var n int64
 	err := s.eng.scan(nil, nil, false, func(_, _ []byte) error { n++; return nil })

@@ -56,8 +56,13 @@ type slNode struct {
 	// tomb marks a staged delete in an overlay list.
 	tomb  bool
 	state uint8
-	prev  *slNode
-	next  []*slNode
+	// In the memory engine's list, value is the committed value (if
+	// committed) and stage says whether staged holds a staged write.
+	committed bool
+	stage     uint8
+	staged    []byte
+	prev      *slNode
+	next      []*slNode
 	// next1 holds next for the three nodes in four that have one level,
 	// saving them an allocation.
 	next1 [1]*slNode
@@ -107,11 +112,12 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 // add is set for a key known not to be in the list (get returned nil), so
 // a new key costs one map lookup, not two. The node waits in pending until
 // the order is needed.
-func (s *skiplist) add(k, v []byte, tomb bool) {
+func (s *skiplist) add(k, v []byte, tomb bool) *slNode {
 	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb, state: slPending}
 	s.index[bytesString(k)] = nn
 	s.pending = append(s.pending, nn)
 	s.n++
+	return nn
 }
 
 // bytesString views b as a string without copying. b must never change
