@@ -70,7 +70,15 @@ func (s *KVStore[K, V]) Get(key K) (value V, ts int64, found bool, err error) {
 	if err != nil {
 		return value, 0, false, err
 	}
-	raw, ok, err := s.s.Get(kb)
+	var raw []byte
+	var ok bool
+	if s.cache != nil {
+		// Decoding straight from the cache's copy saves copying it first:
+		// decoders do not retain their input.
+		raw, ok, _, err = s.cache.lookup(kb)
+	} else {
+		raw, ok, err = s.s.Get(kb)
+	}
 	if err != nil || !ok {
 		return value, 0, false, err
 	}
@@ -291,13 +299,21 @@ func (c *cachedKV) flushEntry(e sgstate.FlushEntry) error {
 }
 
 func (c *cachedKV) Get(key []byte) ([]byte, bool, error) {
-	if v, ok := c.ns.Get(key); ok {
-		if v == nil {
-			return nil, false, nil // cached delete
-		}
-		return bytes.Clone(v), true, nil
+	v, ok, cached, err := c.lookup(key)
+	if cached && ok {
+		v = bytes.Clone(v)
 	}
-	return c.KeyValueStore.Get(key)
+	return v, ok, err
+}
+
+// lookup is Get without the copy of a cached value: cached reports that v
+// is the cache's own slice, which nobody may modify (the cache never does).
+func (c *cachedKV) lookup(key []byte) (v []byte, ok, cached bool, err error) {
+	if v, ok := c.ns.Get(key); ok {
+		return v, v != nil, true, nil // nil: a cached delete
+	}
+	v, ok, err = c.KeyValueStore.Get(key)
+	return v, ok, false, err
 }
 
 func (c *cachedKV) Put(key, value []byte) error {
