@@ -30,10 +30,11 @@
 //
 // Hence the committed state and its checkpoint always agree: after any crash
 // the store holds exactly the state as of some committed checkpoint, and the
-// engine replays the changelog from there (RestoreBatch, then Commit). Both
-// variants stage in an overlay skiplist whose tombstones hide committed
-// keys (reads look there first); the Pebble variant writes the overlay,
-// its staged range deletions and the checkpoint key in one batch at commit. Commits are NoSync by
+// engine replays the changelog from there (RestoreBatch, then Commit). The
+// memory variant keeps each key's staged write beside its committed value;
+// the Pebble variant stages in an overlay skiplist whose tombstones hide
+// committed keys (reads look there first) and writes the overlay, its
+// staged range deletions and the checkpoint key in one batch at commit. Commits are NoSync by
 // default: the Kafka changelog is the durable copy, and an OS crash can only
 // lose a suffix of commits, which restoration replays.
 //
