@@ -10,6 +10,9 @@ import "bytes"
 // Keys passed to scan callbacks are valid only during the callback.
 type engine interface {
 	get(k []byte) ([]byte, bool, error) // a copy
+	// getStaged is get for a key the caller knows has no committed value:
+	// it looks only at the writes staged since the last commit.
+	getStaged(k []byte) ([]byte, bool, error)
 	// scan visits [lower, upper) (nil = open) in order.
 	scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error
 	// staged is the writer for normal operation; its writes are staged until
@@ -90,6 +93,10 @@ func (e *memEngine) get(k []byte) ([]byte, bool, error) {
 	}
 	return nil, false, nil
 }
+
+// getStaged is get: the memory engine finds staged and committed values
+// with the same lookup.
+func (e *memEngine) getStaged(k []byte) ([]byte, bool, error) { return e.get(k) }
 
 func (e *memEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
 	var n *slNode

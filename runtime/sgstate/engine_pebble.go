@@ -157,6 +157,15 @@ func (e *pebbleEngine) get(k []byte) ([]byte, bool, error) {
 	return e.getRaw(e.dataKey(k))
 }
 
+// getStaged reads the overlay only, which saves a lookup in the DB (through
+// its memtables and levels) for keys that cannot be there.
+func (e *pebbleEngine) getStaged(k []byte) ([]byte, bool, error) {
+	if n := e.overlay.get(k); n != nil && !n.tomb {
+		return cloneBytes(n.value), true, nil
+	}
+	return nil, false, nil
+}
+
 // rangeDeleted reports whether a staged range deletion covers k.
 func (e *pebbleEngine) rangeDeleted(k []byte) bool {
 	for _, r := range e.ranges {

@@ -180,6 +180,14 @@ func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
 	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(windowStart), key)
 	b = binary.BigEndian.AppendUint32(appendTime(b, windowStart), 0)
 	s.buf2 = b
+	if windowStart > s.seg.cObserved {
+		// Every committed window starts at or before the observed stream
+		// time committed with it, so a later window can only be staged. A
+		// windowed aggregation reads every new window before it first
+		// writes it, and on Pebble that read was a miss through the
+		// memtables and levels.
+		return s.eng.getStaged(b)
+	}
 	return s.eng.get(b)
 }
 
