@@ -287,17 +287,11 @@ func (w memStaged) del(k []byte) error {
 }
 
 func (w memStaged) delRange(start, end []byte) error {
-	var keys [][]byte
-	err := w.e.scan(start, end, false, func(k, _ []byte) error {
-		keys = append(keys, k)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := w.del(k); err != nil {
-			return err
+	for _, n := range w.e.list.inRange(start, end, nil) {
+		if _, ok := n.visible(); ok {
+			if err := w.del(n.key); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

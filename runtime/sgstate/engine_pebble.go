@@ -387,12 +387,8 @@ func (w pebbleStaged) del(k []byte) error {
 }
 
 func (w pebbleStaged) delRange(start, end []byte) error {
-	var keys [][]byte
-	for n := w.e.overlay.seekGE(start); n != nil && bytes.Compare(n.key, end) < 0; n = n.next[0] {
-		keys = append(keys, n.key)
-	}
-	for _, k := range keys {
-		w.e.overlay.remove(k)
+	for _, n := range w.e.overlay.inRange(start, end, nil) {
+		w.e.overlay.remove(n.key)
 	}
 	w.e.ranges = append(w.e.ranges, [2][]byte{cloneBytes(start), cloneBytes(end)})
 	return nil

@@ -220,6 +220,22 @@ func (s *skiplist) remove(k []byte) bool {
 	return true
 }
 
+// inRange appends to dst the nodes with keys in [start, end), linked or
+// pending, in no particular order. It links nothing: deleting a range of
+// staged writes (an expired segment) needs no order, and linking every
+// pending node for it cost more than the deletes.
+func (s *skiplist) inRange(start, end []byte, dst []*slNode) []*slNode {
+	for n := s.findGE(start); n != nil && bytes.Compare(n.key, end) < 0; n = n.next[0] {
+		dst = append(dst, n)
+	}
+	for _, n := range s.pending {
+		if n.state == slPending && bytes.Compare(n.key, start) >= 0 && bytes.Compare(n.key, end) < 0 {
+			dst = append(dst, n)
+		}
+	}
+	return dst
+}
+
 // all yields every node, linked or pending, in no particular order: for
 // applying staged writes, which needs no order.
 func (s *skiplist) all(yield func(*slNode) bool) {
