@@ -54,6 +54,18 @@ type pebbleEngine struct {
 	ranges [][2][]byte
 	// metaStage holds staged metadata writes; nil is a staged delete.
 	metaStage map[string][]byte
+
+	// it is a DB iterator kept from one scan to the next, repositioned with
+	// SetBounds: creating and closing an iterator for every scan was most
+	// of what a stream-stream join spent per record. Only this engine
+	// writes the DB, in commit, direct and checkVersion, and each of them
+	// drops it, so it always reads the committed state. A scan started
+	// from inside another scan's callback (itBusy) uses an iterator of its
+	// own.
+	it      *pebble.Iterator
+	itBusy  bool
+	itStale bool // dropped while busy: close when the scan ends
+	bounds  []byte
 }
 
 func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger) (*pebbleEngine, error) {
@@ -97,7 +109,9 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 		b.Set(e.metaKey(metaFormat), []byte(storeFormatVersion), nil)
 		b.Set(e.metaKey(metaLayout), []byte(layout), nil)
 		b.Set(e.metaKey(metaFingerprint), []byte(fingerprint), nil)
-		return b.Commit(pebble.Sync)
+		err = b.Commit(pebble.Sync)
+		e.dropIter()
+		return err
 	}
 	if string(format) != storeFormatVersion {
 		return fmt.Errorf("%w: store %q: store format version on disk %q, this binary %q",
@@ -179,19 +193,74 @@ func (e *pebbleEngine) rangeDeleted(k []byte) bool {
 // scan merges the overlay with a DB iterator; an overlay entry hides the
 // DB's entry for the same key, a staged range deletion hides DB entries.
 func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
-	// Both bounds in one allocation.
-	b := append(make([]byte, 0, 2+len(lower)+len(upper)), pebbleDataPrefix)
-	b = append(b, lower...)
-	opts := pebble.IterOptions{LowerBound: b}
-	if upper != nil {
-		opts.UpperBound = append(append(b[len(b):], pebbleDataPrefix), upper...)
-	} else {
-		opts.UpperBound = append(b[len(b):], pebbleDataPrefix+1)
-	}
-	it, err := e.db.NewIter(&opts)
+	it, cached, err := e.iter(lower, upper)
 	if err != nil {
-		return fmt.Errorf("streamgen: pebble iterator: %w", err)
+		return err
 	}
+	err = e.scanIter(it, lower, upper, reverse, fn)
+	var ierr error
+	if cached {
+		e.itBusy = false
+		if ierr = it.Error(); ierr != nil || e.itStale {
+			e.dropIter()
+		}
+	} else {
+		ierr = it.Close()
+	}
+	if err == nil && ierr != nil {
+		err = fmt.Errorf("streamgen: pebble iterator: %w", ierr)
+	}
+	return err
+}
+
+// iter returns a DB iterator over the data keys [lower, upper) (nil =
+// open): the kept one (cached) unless it is in use.
+func (e *pebbleEngine) iter(lower, upper []byte) (it *pebble.Iterator, cached bool, err error) {
+	b := append(append(e.bounds[:0], pebbleDataPrefix), lower...)
+	n := len(b)
+	if upper != nil {
+		b = append(append(b, pebbleDataPrefix), upper...)
+	} else {
+		b = append(b, pebbleDataPrefix+1)
+	}
+	if e.itBusy {
+		// NewIter keeps its bounds until Close: give it its own copy.
+		b = bytes.Clone(b)
+		it, err = e.db.NewIter(&pebble.IterOptions{LowerBound: b[:n:n], UpperBound: b[n:]})
+		if err != nil {
+			return nil, false, fmt.Errorf("streamgen: pebble iterator: %w", err)
+		}
+		return it, false, nil
+	}
+	e.bounds = b
+	if e.it == nil {
+		if e.it, err = e.db.NewIter(nil); err != nil {
+			e.it = nil
+			return nil, false, fmt.Errorf("streamgen: pebble iterator: %w", err)
+		}
+	}
+	e.it.SetBounds(b[:n:n], b[n:]) // SetBounds copies them
+	e.itBusy = true
+	return e.it, true, nil
+}
+
+// dropIter closes the kept iterator after the DB changed (or, if a scan
+// is using it, when that scan ends).
+func (e *pebbleEngine) dropIter() {
+	if e.it == nil {
+		return
+	}
+	if e.itBusy {
+		e.itStale = true
+		return
+	}
+	e.it.Close()
+	e.it, e.itStale = nil, false
+}
+
+// scanIter is scan's merge, over an iterator bounded to [lower, upper); it
+// leaves the iterator open.
+func (e *pebbleEngine) scanIter(it *pebble.Iterator, lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
 	var ok bool
 	if reverse {
 		ok = it.Last()
@@ -234,24 +303,18 @@ func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []by
 				continue
 			}
 			if err := fn(n.key, n.value); err != nil {
-				it.Close()
 				return err
 			}
 			continue
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
 			return fmt.Errorf("streamgen: pebble iterator: %w", err)
 		}
 		if err := fn(it.Key()[1:], v); err != nil {
-			it.Close()
 			return err
 		}
 		ok = stepIter(it, reverse)
-	}
-	if err := it.Close(); err != nil {
-		return fmt.Errorf("streamgen: pebble iterator: %w", err)
 	}
 	return nil
 }
@@ -278,7 +341,9 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 	if err := fn(pebbleDirect{e: e, b: b}); err != nil {
 		return err
 	}
-	if err := b.Commit(e.wo); err != nil {
+	err := b.Commit(e.wo)
+	e.dropIter()
+	if err != nil {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
 	return nil
@@ -336,7 +401,9 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 			return fmt.Errorf("streamgen: pebble commit: %w", err)
 		}
 	}
-	if err := b.Commit(e.wo); err != nil {
+	err := b.Commit(e.wo)
+	e.dropIter()
+	if err != nil {
 		// The staged writes stay staged: the caller aborts or retries.
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
@@ -368,6 +435,8 @@ func (e *pebbleEngine) flush() error { return nil }
 
 func (e *pebbleEngine) close() error {
 	e.abort()
+	e.itBusy = false
+	e.dropIter()
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("streamgen: pebble close: %w", err)
 	}

@@ -80,8 +80,18 @@ func TestKeyValueAgainstModel(t *testing.T) {
 						}
 					}
 					slices.Sort(want)
-					var fwd, back []string
-					mustNoErr(t, s.Range(from, to, func(k, v []byte) error { fwd = append(fwd, string(k)+"="+string(v)); return nil }))
+					var fwd, back, nested []string
+					mustNoErr(t, s.Range(from, to, func(k, v []byte) error {
+						fwd = append(fwd, string(k)+"="+string(v))
+						if len(fwd) == 1 {
+							// A scan inside a scan's callback sees the same.
+							return s.Range(from, to, func(k, v []byte) error { nested = append(nested, string(k)+"="+string(v)); return nil })
+						}
+						return nil
+					}))
+					if !slices.Equal(nested, want) {
+						t.Fatalf("op %d: nested Range(%q, %q) = %v, want %v", i, from, to, nested, want)
+					}
 					mustNoErr(t, s.ReverseRange(from, to, func(k, v []byte) error { back = append(back, string(k)+"="+string(v)); return nil }))
 					slices.Reverse(back)
 					if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
