@@ -1,6 +1,9 @@
 package sgstate
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // Cache is Kafka Streams' record cache (ThreadCache): a byte budget shared by
 // the namespaces (one per cached store) of one stream thread. It coalesces
@@ -61,7 +64,7 @@ func (c *Cache) Namespace(name string, old func(key []byte) ([]byte, bool, error
 	}
 	n := &NamedCache{c: c, name: name, old: old, flush: flush, m: map[string]*cacheEntry{}}
 	n.lru.init()
-	n.dirty.dirty = true
+	n.dirty.which = 1
 	n.dirty.init()
 	c.ns[name] = n
 	return n
@@ -110,6 +113,12 @@ type NamedCache struct {
 	flushing bool
 	// skipOld: the flush callback needs no old values (SetOldValues).
 	skipOld bool
+	// last is the entry Get or Put found last, or nil: an aggregation
+	// reads a key and then writes it, and Put finds it here instead of
+	// looking it up in m again.
+	last *cacheEntry
+	// batch is Flush's scratch list of the entries it flushes.
+	batch []*cacheEntry
 }
 
 // SetOldValues says whether the flush callback needs FlushEntry.OldValue
@@ -121,13 +130,13 @@ type NamedCache struct {
 func (n *NamedCache) SetOldValues(need bool) { n.skipOld = !need }
 
 type cacheEntry struct {
-	key       []byte
-	value     []byte
-	ts        int64
-	ctx       any
-	isDirty   bool
-	lruLinks  links
-	dirtyLink links
+	key     []byte
+	value   []byte
+	ts      int64
+	ctx     any
+	isDirty bool
+	// lk are the entry's links in the LRU list (0) and the dirty list (1).
+	lk [2]links
 }
 
 type links struct{ prev, next *cacheEntry }
@@ -136,17 +145,12 @@ type links struct{ prev, next *cacheEntry }
 // fixed at init.
 type entryList struct {
 	root  cacheEntry
-	dirty bool
+	which int // index into cacheEntry.lk
 }
 
 func (l *entryList) init() { l.links(&l.root).prev, l.links(&l.root).next = &l.root, &l.root }
 
-func (l *entryList) links(e *cacheEntry) *links {
-	if l.dirty {
-		return &e.dirtyLink
-	}
-	return &e.lruLinks
-}
+func (l *entryList) links(e *cacheEntry) *links { return &e.lk[l.which] }
 
 func (l *entryList) pushBack(e *cacheEntry) {
 	last := l.links(&l.root).prev
@@ -181,6 +185,7 @@ func (n *NamedCache) Get(key []byte) (value []byte, ok bool) {
 	if e == nil {
 		return nil, false
 	}
+	n.last = e
 	n.lru.remove(e)
 	n.lru.pushBack(e)
 	return e.value, true
@@ -190,7 +195,10 @@ func (n *NamedCache) Get(key []byte) (value []byte, ok bool) {
 // timestamp and context, then evicts if the budget is exceeded. Key and value
 // are copied. The error is a flush callback's error from an eviction.
 func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
-	e := n.m[string(key)]
+	e := n.last
+	if e == nil || !bytes.Equal(e.key, key) {
+		e = n.m[string(key)]
+	}
 	if e == nil {
 		e = &cacheEntry{key: cloneBytes(key)}
 		if e.key == nil {
@@ -210,6 +218,7 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 		value = append(make([]byte, 0, len(value)), value...)
 	}
 	e.value, e.ts, e.ctx, e.isDirty = value, ts, ctx, true
+	n.last = e
 	n.dirty.pushBack(e)
 	n.c.size += entrySize(e)
 	return n.maybeEvict()
@@ -236,6 +245,9 @@ func (n *NamedCache) maybeEvict() error {
 }
 
 func (n *NamedCache) drop(e *cacheEntry) {
+	if n.last == e {
+		n.last = nil
+	}
 	n.lru.remove(e)
 	if e.isDirty {
 		n.dirty.remove(e)
@@ -250,14 +262,17 @@ func (n *NamedCache) Flush() error {
 	if n.flushing || n.dirty.front() == nil {
 		return nil
 	}
-	var batch []*cacheEntry
+	batch := n.batch[:0]
 	for e := n.dirty.front(); e != nil; e = n.dirty.front() {
 		n.dirty.remove(e)
 		e.isDirty = false
 		batch = append(batch, e)
 	}
 	n.flushing = true
-	defer func() { n.flushing = false }()
+	defer func() {
+		clear(batch)
+		n.batch, n.flushing = batch[:0], false
+	}()
 	for i, e := range batch {
 		var old []byte
 		had := false
