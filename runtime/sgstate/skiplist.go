@@ -46,13 +46,14 @@ const (
 const slMaxLevel = 24
 
 type slNode struct {
-	// pfx and pfx2 are the key's first 16 bytes, zero-padded, big-endian:
-	// most comparisons are decided by them without dereferencing key. Two
+	// pfx is the key's first 24 bytes, zero-padded, big-endian: most
+	// comparisons are decided by it without dereferencing key. Three
 	// words, because window and session keys start with 9 bytes (index
-	// byte and segment or time) that most keys of a store share.
-	pfx, pfx2 uint64
-	key       []byte
-	value     []byte
+	// byte and segment or time) that most keys of a store share, and keys
+	// such as user-1234 share their first bytes too.
+	pfx   keyPfx
+	key   []byte
+	value []byte
 	// tomb marks a staged delete in an overlay list.
 	tomb  bool
 	state uint8
@@ -86,9 +87,9 @@ func (s *skiplist) randomLevel() int {
 // predecessors at each level.
 func (s *skiplist) findGE(k []byte) *slNode {
 	x := &s.head
-	kp, kp2 := keyPrefix(k), keyPrefix2(k)
+	kp := prefixOf(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && nx.less(kp, kp2, k); nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && nx.less(kp, k); nx = x.next[i] {
 			x = nx
 		}
 		s.update[i] = x
@@ -113,7 +114,7 @@ func (s *skiplist) set(k, v []byte, tomb bool) {
 // a new key costs one map lookup, not two. The node waits in pending until
 // the order is needed.
 func (s *skiplist) add(k, v []byte, tomb bool) *slNode {
-	nn := &slNode{pfx: keyPrefix(k), pfx2: keyPrefix2(k), key: k, value: v, tomb: tomb, state: slPending}
+	nn := &slNode{pfx: prefixOf(k), key: k, value: v, tomb: tomb, state: slPending}
 	s.index[bytesString(k)] = nn
 	s.pending = append(s.pending, nn)
 	s.n++
@@ -133,13 +134,10 @@ func (s *skiplist) link() {
 	s.compactPending()
 	live := s.pending
 	slices.SortFunc(live, func(a, b *slNode) int {
-		if a.pfx != b.pfx {
-			return cmpUint64(a.pfx, b.pfx)
+		if a.less(b.pfx, b.key) {
+			return -1
 		}
-		if a.pfx2 != b.pfx2 {
-			return cmpUint64(a.pfx2, b.pfx2)
-		}
-		return bytes.Compare(a.key, b.key)
+		return 1 // keys are unique
 	})
 	for _, n := range live {
 		s.insert(n)
@@ -159,13 +157,6 @@ func (s *skiplist) compactPending() {
 	}
 	clear(s.pending[len(live):])
 	s.pending, s.dead = live, 0
-}
-
-func cmpUint64(a, b uint64) int {
-	if a < b {
-		return -1
-	}
-	return 1
 }
 
 // insert links n, whose key is not in the list yet, into the list.
@@ -264,9 +255,9 @@ func (s *skiplist) seekGE(k []byte) *slNode {
 func (s *skiplist) seekLT(k []byte) *slNode {
 	s.link()
 	x := &s.head
-	kp, kp2 := keyPrefix(k), keyPrefix2(k)
+	kp := prefixOf(k)
 	for i := s.level - 1; i >= 0; i-- {
-		for nx := x.next[i]; nx != nil && (k == nil || nx.less(kp, kp2, k)); nx = x.next[i] {
+		for nx := x.next[i]; nx != nil && (k == nil || nx.less(kp, k)); nx = x.next[i] {
 			x = nx
 		}
 	}
@@ -286,32 +277,38 @@ func (s *skiplist) reset() {
 	s.pending, s.dead = s.pending[:0], 0
 }
 
-func keyPrefix(k []byte) uint64 {
-	if len(k) >= 8 {
-		return binary.BigEndian.Uint64(k)
+// keyPfx is the first 24 bytes of a key, zero-padded, as three big-endian
+// words.
+type keyPfx [3]uint64
+
+func prefixOf(k []byte) keyPfx {
+	var p keyPfx
+	for i := range p {
+		if len(k) >= 8 {
+			p[i] = binary.BigEndian.Uint64(k)
+			k = k[8:]
+			continue
+		}
+		var b [8]byte
+		copy(b[:], k)
+		p[i] = binary.BigEndian.Uint64(b[:])
+		break
 	}
-	var b [8]byte
-	copy(b[:], k)
-	return binary.BigEndian.Uint64(b[:])
+	return p
 }
 
-// keyPrefix2 is bytes 8 to 16 of k, zero-padded, big-endian.
-func keyPrefix2(k []byte) uint64 {
-	if len(k) <= 8 {
-		return 0
+// less reports n.key < k, where kp is prefixOf(k). Zero padding sorts like
+// the end of a key, so unequal prefixes order keys as bytes.Compare does;
+// equal prefixes of keys that both have 24 bytes or more leave the rest to
+// compare.
+func (n *slNode) less(kp keyPfx, k []byte) bool {
+	for i := range kp {
+		if n.pfx[i] != kp[i] {
+			return n.pfx[i] < kp[i]
+		}
 	}
-	return keyPrefix(k[8:])
-}
-
-// less reports n.key < k, where kp and kp2 are keyPrefix(k) and
-// keyPrefix2(k). Zero padding sorts like the end of a key, so unequal
-// prefixes order keys as bytes.Compare does.
-func (n *slNode) less(kp, kp2 uint64, k []byte) bool {
-	if n.pfx != kp {
-		return n.pfx < kp
-	}
-	if n.pfx2 != kp2 {
-		return n.pfx2 < kp2
+	if len(n.key) >= len(kp)*8 && len(k) >= len(kp)*8 {
+		return bytes.Compare(n.key[len(kp)*8:], k[len(kp)*8:]) < 0
 	}
 	return bytes.Compare(n.key, k) < 0
 }
