@@ -134,7 +134,10 @@ func (s *skiplist) link() {
 	s.compactPending()
 	live := s.pending
 	slices.SortFunc(live, func(a, b *slNode) int {
-		if a.less(b.pfx, b.key) {
+		switch {
+		case a == b:
+			return 0
+		case a.less(b.pfx, b.key):
 			return -1
 		}
 		return 1 // keys are unique
