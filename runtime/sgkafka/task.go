@@ -39,6 +39,8 @@ type task struct {
 	counted sgstream.TaskStats
 	// raw is the record being processed (process reuses it).
 	raw sgstream.RawRecord
+	// preopened holds stores opened ahead of Init (preopenStores).
+	preopened map[string]sgstate.Store
 }
 
 // partitionWait bounds how long a task with records on some partitions
@@ -75,7 +77,8 @@ func checkpointKey(topic string, partition int32) string {
 
 // openTask creates and initialises a task: its stores are opened (Pebble
 // under <state-dir>/<task id>/<store>) but not yet restored.
-func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
+// newTask creates task id without opening its stores.
+func (w *worker) newTask(id sgstream.TaskID) (*task, error) {
 	e := w.e
 	tk := &task{id: id, w: w, byTop: map[string]*queue{}, changelogs: map[string]string{}, end: map[string]int64{}}
 	sub := e.tp.SubTopologies()[id.Sub]
@@ -116,18 +119,92 @@ func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
 		return nil, err
 	}
 	tk.t = t
-	e.met.taskOpened(tk)
-	if err := t.Init(); err != nil {
-		t.Close()
+	return tk, nil
+}
+
+// openTask creates task id and opens its stores.
+func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
+	tk, err := w.newTask(id)
+	if err != nil {
 		return nil, err
 	}
-	return tk, nil
+	return tk, tk.init()
+}
+
+// init opens the task's stores (those preopened are taken over) and runs
+// its processors' init functions; on failure the task is closed.
+func (tk *task) init() error {
+	tk.w.e.met.taskOpened(tk)
+	err := tk.t.Init()
+	if err != nil {
+		tk.t.Close()
+	}
+	tk.closePreopened()
+	return err
+}
+
+// preopenStores opens the persistent built-in stores of tasks at the same
+// time, one goroutine per task, before the tasks' Init takes them over.
+// After kill -9 opening a Pebble store replays its write-ahead log, which
+// is CPU work proportional to the writes since the last memtable flush: a
+// worker resuming several tasks with large stores spent most of its time
+// to first record here, one store after the other. Processor init
+// functions still run one task after the other, in Init. Errors surface
+// when Init opens the store again itself.
+func preopenStores(tks []*task) {
+	var wg sync.WaitGroup
+	for _, tk := range tks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk.preopen()
+		}()
+	}
+	wg.Wait()
+}
+
+func (tk *task) preopen() {
+	e := tk.w.e
+	sub := e.tp.SubTopologies()[tk.id.Sub]
+	for _, name := range sub.Stores {
+		spec := e.tp.Store(name)
+		if spec == nil || spec.Custom != nil || spec.InMemory {
+			continue
+		}
+		s, err := tk.openBuiltin(tk.t, spec)
+		if err != nil {
+			continue // Init opens it again and reports the error
+		}
+		if tk.preopened == nil {
+			tk.preopened = map[string]sgstate.Store{}
+		}
+		tk.preopened[name] = s
+	}
+}
+
+// closePreopened closes preopened stores Init did not take over.
+func (tk *task) closePreopened() {
+	for name, s := range tk.preopened {
+		if err := s.Close(); err != nil {
+			tk.w.log.Warn("closing an unused store", "task", tk.id.String(), "store", name, "error", err.Error())
+		}
+	}
+	tk.preopened = nil
 }
 
 // OpenStore implements sgstream.StoreProvider: built-in stores on Pebble
 // under <state-dir>/<task id>/<store>, or in memory when the spec says so;
 // logged stores send their changelog through the worker's producer.
 func (tk *task) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+	if s, ok := tk.preopened[spec.Name]; ok {
+		delete(tk.preopened, spec.Name)
+		return s, nil
+	}
+	return tk.openBuiltin(t, spec)
+}
+
+// openBuiltin opens spec's store for t (built-in or custom).
+func (tk *task) openBuiltin(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	e := tk.w.e
 	var s sgstate.Store
 	if spec.Custom != nil {

@@ -402,18 +402,35 @@ func fmtTPs(tps map[string][]int32) string {
 
 // openTasks opens and restores tasks, then registers them.
 func (w *worker) openTasks(ids []sgstream.TaskID) error {
-	var opened []*task
+	var created, opened []*task
+	fail := func(err error, from int) error {
+		for _, o := range opened {
+			o.t.Close()
+		}
+		for _, c := range created[from:] {
+			c.closePreopened()
+		}
+		for _, c := range created {
+			w.e.taskLock(c.id).Unlock()
+		}
+		return err
+	}
 	for _, id := range ids {
 		lock := w.e.taskLock(id)
 		lock.Lock()
-		tk, err := w.openTask(id)
+		tk, err := w.newTask(id)
 		if err != nil {
 			lock.Unlock()
-			for _, o := range opened {
-				o.t.Close()
-				w.e.taskLock(o.id).Unlock()
-			}
-			return err
+			return fail(err, 0)
+		}
+		created = append(created, tk)
+	}
+	if len(created) > 1 {
+		preopenStores(created)
+	}
+	for i, tk := range created {
+		if err := tk.init(); err != nil {
+			return fail(err, i+1)
 		}
 		opened = append(opened, tk)
 	}
