@@ -82,6 +82,7 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	// WAL's fsync is skipped (walWriteThroughFS).
 	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}}
 	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
+		e.dropIter() // its scan may have left the kept iterator open
 		db.Close()
 		return nil, err
 	}
