@@ -13,6 +13,9 @@ type engine interface {
 	// getStaged is get for a key the caller knows has no committed value:
 	// it looks only at the writes staged since the last commit.
 	getStaged(k []byte) ([]byte, bool, error)
+	// scanStaged is scan for a range the caller knows holds no committed
+	// key.
+	scanStaged(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error
 	// scan visits [lower, upper) (nil = open) in order.
 	scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error
 	// staged is the writer for normal operation; its writes are staged until
@@ -97,6 +100,12 @@ func (e *memEngine) get(k []byte) ([]byte, bool, error) {
 // getStaged is get: the memory engine finds staged and committed values
 // with the same lookup.
 func (e *memEngine) getStaged(k []byte) ([]byte, bool, error) { return e.get(k) }
+
+// scanStaged is scan: committed and staged keys are in one list, and the
+// range holds no committed one to skip.
+func (e *memEngine) scanStaged(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
+	return e.scan(lower, upper, reverse, fn)
+}
 
 func (e *memEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
 	var n *slNode

@@ -259,13 +259,22 @@ func (e *pebbleEngine) dropIter() {
 	e.it, e.itStale = nil, false
 }
 
-// scanIter is scan's merge, over an iterator bounded to [lower, upper); it
-// leaves the iterator open.
+// scanStaged scans the overlay only, which saves positioning a DB iterator
+// (a seek through every memtable and level) on a range that cannot hold
+// committed keys.
+func (e *pebbleEngine) scanStaged(lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
+	return e.scanIter(nil, lower, upper, reverse, fn)
+}
+
+// scanIter is scan's merge, over an iterator bounded to [lower, upper), or
+// over the overlay alone if it is nil; it leaves the iterator open.
 func (e *pebbleEngine) scanIter(it *pebble.Iterator, lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
-	var ok bool
-	if reverse {
+	ok := false // it has an entry
+	switch {
+	case it == nil:
+	case reverse:
 		ok = it.Last()
-	} else {
+	default:
 		ok = it.First()
 	}
 	var a *slNode // the overlay's next entry

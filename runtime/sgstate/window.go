@@ -135,6 +135,13 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 	visit := func(k, v []byte) error {
 		return fn(readTime(k[len(k)-12:]), v)
 	}
+	scan := s.eng.scan
+	if from > s.seg.cObserved {
+		// As in Get: no committed window starts after the committed
+		// observed stream time. A join fetches the other side for every
+		// record, often entirely after the last commit.
+		scan = s.eng.scanStaged
+	}
 	for i := int64(0); i <= last-first; i++ {
 		sg := first + i
 		if reverse {
@@ -146,7 +153,7 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		p := keyIndexPrefix(make([]byte, 0, 2*n), sg, key)
 		lower := appendTime(p, from)
 		upper := timeUpper(append(lower[len(lower):len(lower)], p...), to)
-		if err := s.eng.scan(lower, upper, reverse, visit); err != nil {
+		if err := scan(lower, upper, reverse, visit); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -56,6 +57,87 @@ func TestWindowGetWithCommitsAndAborts(t *testing.T) {
 				checkGetMatchesFetch(t, s, puts)
 			}
 			mustNoErr(t, s.Close())
+		})
+	}
+}
+
+// Fetch and BackwardFetch agree with a model (committed and staged windows
+// by key and start) while windows are put, committed and aborted in random
+// order: ranges that start after the committed stream time read the staged
+// windows only, the others merge in the committed ones. Nothing expires
+// here, so the model needs no retention.
+func TestWindowFetchAgainstModel(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "w")
+			opts := WindowOptions{Retention: 1_000_000, WindowSize: 100, SegmentInterval: 200}
+			s := v.window("w", opts)
+			initStore(t, s, dir, nil)
+			defer s.Close()
+			r := rand.New(rand.NewPCG(9, 10))
+			type win struct {
+				key   string
+				start int64
+			}
+			committed, staged := map[win]string{}, map[win]*string{}
+			visible := func(w win) (string, bool) {
+				if v, ok := staged[w]; ok {
+					if v == nil {
+						return "", false
+					}
+					return *v, true
+				}
+				v, ok := committed[w]
+				return v, ok
+			}
+			now := int64(0)
+			for i := 0; i < 400; i++ {
+				switch op := r.IntN(10); {
+				case op < 7:
+					now += int64(r.IntN(150))
+					w := win{fmt.Sprint("k", r.IntN(3)), now - int64(r.IntN(600))}
+					w.start -= w.start % 100
+					val := fmt.Sprint(i)
+					if r.IntN(8) == 0 {
+						mustNoErr(t, s.Put([]byte(w.key), w.start, nil))
+						staged[w] = nil
+					} else {
+						mustNoErr(t, s.Put([]byte(w.key), w.start, []byte(val)))
+						staged[w] = &val
+					}
+				case op < 9:
+					mustNoErr(t, s.(Transactional).Commit(nil))
+					for w, v := range staged {
+						if v == nil {
+							delete(committed, w)
+						} else {
+							committed[w] = *v
+						}
+					}
+					clear(staged)
+				default:
+					mustNoErr(t, s.(Transactional).Abort())
+					clear(staged)
+				}
+				for q := 0; q < 3; q++ {
+					key := fmt.Sprint("k", r.IntN(3))
+					from := now - int64(r.IntN(700))
+					to := from + int64(r.IntN(500))
+					var want []string
+					for st := from - from%100 - 100; st <= to; st += 100 {
+						if v, ok := visible(win{key, st}); ok && st >= from {
+							want = append(want, fmt.Sprint(st, "=", v))
+						}
+					}
+					var fwd, back []string
+					mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
+					mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
+					slices.Reverse(back)
+					if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
+						t.Fatalf("op %d: Fetch(%s, %d, %d) = %v / backward %v, want %v", i, key, from, to, fwd, back, want)
+					}
+				}
+			}
 		})
 	}
 }
