@@ -69,7 +69,7 @@ type runner struct {
 }
 
 // run does the whole benchmark: load, limit, every scenario × guarantee ×
-// system, then the kill -9 resume.
+// system, the limit again, then the kill -9 resume.
 func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 	if cfg.workDir == "" {
 		d, err := os.MkdirTemp("", "streamgen-bench-")
@@ -113,6 +113,16 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 					r.scenario(ctx, s, sys, g)
 				}
 			}
+		}
+	}
+	if cfg.has(sysLimit) {
+		// Again, on a broker every scenario has warmed up: measured only
+		// first, on a broker whose JIT had not compiled its fetch and
+		// produce paths yet, the limit came out slower than applications
+		// that do more work per record. The faster of the two stands.
+		for _, g := range cfg.guarantees {
+			r.limitAgain(ctx, "consume", g)
+			r.limitAgain(ctx, "consumeproduce", g)
 		}
 	}
 	if cfg.latency && containsStr(cfg.scenarios, "streamprocesswithsink") {
@@ -177,7 +187,7 @@ func (r *runner) runnable(scenario, sys string) bool {
 func (r *runner) countRuns() int {
 	n := 0
 	if r.cfg.has(sysLimit) {
-		n += 2 * len(r.cfg.guarantees)
+		n += 4 * len(r.cfg.guarantees) // measured twice (run)
 	}
 	for _, s := range r.cfg.scenarios {
 		for _, sys := range []string{sysOurs, sysKStream, sysFaust} {
@@ -259,6 +269,24 @@ func (r *runner) limit(ctx context.Context, scenario, g string) {
 		args = append(args, "-mode", "copy")
 	}
 	r.measure(ctx, scenario, sysLimit, g, group, args, int64(r.cfg.records))
+}
+
+// limitAgain measures a limit a second time and keeps the faster of the
+// two measurements in the report.
+func (r *runner) limitAgain(ctx context.Context, scenario, g string) {
+	first := r.rep.find(scenario, sysLimit, g)
+	r.limit(ctx, scenario, g)
+	second := r.rep.results[len(r.rep.results)-1]
+	r.rep.results = r.rep.results[:len(r.rep.results)-1]
+	if first == nil {
+		r.rep.results = append(r.rep.results, second)
+		return
+	}
+	if second.Error == "" && (first.Error != "" || second.RecordsPerS > first.RecordsPerS) {
+		r.logf("%s %s %s: the second measurement is the faster (%.0f records/s against %.0f): it stands",
+			scenario, sysLimit, g, second.RecordsPerS, first.RecordsPerS)
+		*first = *second
+	}
 }
 
 // scenario runs one system on one scenario under one guarantee.
