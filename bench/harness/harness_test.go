@@ -101,10 +101,10 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 
-	// Two limit copies and two runs of streamprocesswithsink wrote the sink:
-	// exactly n committed records each.
-	if got := countCommitted(t, brokers, sink); got != 4*n {
-		t.Errorf("%s holds %d committed records, want %d", sink, got, 4*n)
+	// Two limit copies, each measured twice, and two runs of
+	// streamprocesswithsink wrote the sink: exactly n committed records each.
+	if got := countCommitted(t, brokers, sink); got != 6*n {
+		t.Errorf("%s holds %d committed records, want %d", sink, got, 6*n)
 	}
 }
 
