@@ -1,7 +1,6 @@
 package sgkafka
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -81,36 +80,22 @@ func TestBrokerLostDuringStartup(t *testing.T) {
 		}
 		return nil, nil, false
 	})
-	logs := &lockedBuffer{}
+	logs := &logCapture{}
 	r := startEngine(t, tp, Config{Brokers: brokers, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2,
 		CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err := r.wait(t, 90*time.Second); err != nil {
 		t.Fatalf("the engine stopped on a broker lost during start-up: %v", err)
 	}
-	if !strings.Contains(logs.String(), "lost the brokers while starting") {
-		t.Fatalf("the start-up never met the lost broker (%d metadata requests closed): the test no longer tests it\n%s", closed, logs.String())
+	waited := false
+	for _, l := range logs.lines(t) {
+		waited = waited || strings.HasPrefix(fmt.Sprint(l["msg"]), "lost the brokers while starting")
+	}
+	if !waited {
+		t.Fatalf("the start-up never met the lost broker (%d metadata requests closed): the test no longer tests it", closed)
 	}
 	got := byKey(readCommitted(t, brokers, "out"), decodeCount)
 	if d := diffOutputs(driverOutput(t, tp, 2, "out", recs, decodeCount), got); d != "" {
 		t.Fatalf("output differs from the test driver:\n%s", d)
 	}
-}
-
-// lockedBuffer is a log destination the engine's goroutines share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
