@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstream"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestLostBroker pins which start-up failures send the engine back to

@@ -171,7 +171,7 @@ func (tk *task) preopen() {
 		if spec == nil || spec.Custom != nil || spec.InMemory {
 			continue
 		}
-		s, err := tk.openBuiltin(tk.t, spec)
+		s, err := tk.newStore(tk.t, spec)
 		if err != nil {
 			continue // Init opens it again and reports the error
 		}
@@ -200,11 +200,11 @@ func (tk *task) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.S
 		delete(tk.preopened, spec.Name)
 		return s, nil
 	}
-	return tk.openBuiltin(t, spec)
+	return tk.newStore(t, spec)
 }
 
-// openBuiltin opens spec's store for t (built-in or custom).
-func (tk *task) openBuiltin(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+// newStore creates and initializes spec's store for t, built-in or custom.
+func (tk *task) newStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	e := tk.w.e
 	var s sgstate.Store
 	if spec.Custom != nil {
