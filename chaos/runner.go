@@ -221,89 +221,128 @@ func schedule(rng *rand.Rand, cfg Config) []event {
 	return evs
 }
 
+// runOne is one run: fresh topics, three instances, the driver and the
+// fault schedule, catch-up, then the verifier. Every phase is a method of
+// chaosRun so each reads in one screen; a phase's error ends the run, and
+// errors noted along the way (a failed restart) fail it at the end.
 func runOne(ctx context.Context, cfg Config, i int) (res Result) {
 	seed := cfg.Seed + uint64(i)
-	res = Result{Run: i + 1, Seed: seed}
+	r := &chaosRun{cfg: cfg, res: Result{Run: i + 1, Seed: seed}, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
 	began := time.Now()
-	defer func() { res.Took = time.Since(began) }()
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	defer func() { res = r.finish(time.Since(began)) }()
 	// The seed decides the data and the faults; the application id is
 	// new every time, so a replay never meets a previous run's group or
 	// internal topics.
-	appID := fmt.Sprintf("chaos-eos-%d-%x", seed, time.Now().UnixNano()&0xffffff)
-	dir := filepath.Join(cfg.WorkDir, appID)
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		res.Err = err
-		return res
+	r.appID = fmt.Sprintf("chaos-eos-%d-%x", seed, time.Now().UnixNano()&0xffffff)
+	r.dir = filepath.Join(cfg.WorkDir, r.appID)
+	os.RemoveAll(r.dir)
+	if r.res.Err = os.MkdirAll(r.dir, 0o755); r.res.Err != nil {
+		return
 	}
-	var errs []error
-	note := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
+	if r.res.Err = resetTopics(ctx, cfg.Brokers, r.appID); r.res.Err != nil {
+		return
 	}
-	defer func() {
-		if res.Err == nil {
-			res.Err = errors.Join(errs...)
-		}
-		if res.Err != nil {
-			res.Err = fmt.Errorf("%w (logs in %s)", res.Err, dir)
-		} else if !cfg.Keep {
-			os.RemoveAll(dir)
-		}
-	}()
+	r.newInstances()
+	defer r.killAll()
+	if r.res.Err = r.startInstances(ctx); r.res.Err != nil {
+		return
+	}
+	watch, err := watchOutputs(ctx, cfg.Brokers)
+	if r.res.Err = err; err != nil {
+		return
+	}
+	defer watch.close()
+	if r.res.Err = r.drive(ctx, seed); r.res.Err != nil {
+		return
+	}
+	if r.res.Err = r.catchUp(ctx, watch); r.res.Err != nil {
+		return
+	}
+	r.countRestorations()
+	r.res.Err = r.verify(ctx)
+	return
+}
 
-	if err := resetTopics(ctx, cfg.Brokers, appID); err != nil {
-		res.Err = err
-		return res
+// chaosRun holds one run's state while its phases run.
+type chaosRun struct {
+	cfg   Config
+	res   Result
+	rng   *rand.Rand // the fault schedule's
+	appID string
+	dir   string // state directories and logs
+	insts []*instance
+	errs  []error // noted on the way; they fail the run at the end
+}
+
+func (r *chaosRun) note(err error) {
+	if err != nil {
+		r.errs = append(r.errs, err)
 	}
-	args := func(k int) []string {
-		a := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", appID,
-			"--state-dir", filepath.Join(dir, fmt.Sprintf("state-%d", k)),
-			"--group-instance-id", fmt.Sprintf("%s-i%d", appID, k),
-			"--session-timeout", cfg.SessionTimeout.String(),
+}
+
+// finish joins the noted errors into the result, points a failure at its
+// logs and removes a passed run's directory.
+func (r *chaosRun) finish(took time.Duration) Result {
+	res := r.res
+	res.Took = took
+	if res.Err == nil {
+		res.Err = errors.Join(r.errs...)
+	}
+	if res.Err != nil {
+		res.Err = fmt.Errorf("%w (logs in %s)", res.Err, r.dir)
+	} else if !r.cfg.Keep {
+		os.RemoveAll(r.dir)
+	}
+	return res
+}
+
+// newInstances prepares the three instances: static members with their own
+// state directories, the record cache off so every update is emitted.
+func (r *chaosRun) newInstances() {
+	r.insts = make([]*instance, 3)
+	for k := range r.insts {
+		a := []string{"run", "--brokers", strings.Join(r.cfg.Brokers, ","), "--application-id", r.appID,
+			"--state-dir", filepath.Join(r.dir, fmt.Sprintf("state-%d", k)),
+			"--group-instance-id", fmt.Sprintf("%s-i%d", r.appID, k),
+			"--session-timeout", r.cfg.SessionTimeout.String(),
 			"--cache-bytes", "0", "--log-format", "json"}
-		if cfg.CommitInterval > 0 {
-			a = append(a, "--commit-interval", cfg.CommitInterval.String())
+		if r.cfg.CommitInterval > 0 {
+			a = append(a, "--commit-interval", r.cfg.CommitInterval.String())
 		}
-		return a
+		r.insts[k] = &instance{name: fmt.Sprintf("instance %d", k), bin: r.cfg.Bin, args: a,
+			logPath: filepath.Join(r.dir, fmt.Sprintf("instance-%d.log", k))}
 	}
-	insts := make([]*instance, 3)
-	for k := range insts {
-		insts[k] = &instance{name: fmt.Sprintf("instance %d", k), bin: cfg.Bin, args: args(k),
-			logPath: filepath.Join(dir, fmt.Sprintf("instance-%d.log", k))}
-	}
-	defer func() {
-		for _, in := range insts {
-			in.kill9()
-		}
-	}()
+}
 
-	// Broker faults start with the broker down: the instances must wait
-	// for it, as Kafka Streams does, instead of failing.
-	if cfg.BrokerFaults > 0 {
-		if err := cfg.Broker.Kill9(); err != nil {
-			res.Err = err
-			return res
-		}
-		res.BrokerKills++
+func (r *chaosRun) killAll() {
+	for _, in := range r.insts {
+		in.kill9()
 	}
-	for _, in := range insts {
+}
+
+// startInstances starts the instances and waits until all are RUNNING.
+// Broker faults start with the broker down: the instances must wait for
+// it, as Kafka Streams does, instead of failing.
+func (r *chaosRun) startInstances(ctx context.Context) error {
+	if r.cfg.BrokerFaults > 0 {
+		if err := r.cfg.Broker.Kill9(); err != nil {
+			return err
+		}
+		r.res.BrokerKills++
+	}
+	for _, in := range r.insts {
 		if err := in.start(); err != nil {
-			res.Err = err
-			return res
+			return err
 		}
 	}
-	if cfg.BrokerFaults > 0 {
-		sleep(ctx, time.Duration(3+rng.IntN(6))*time.Second)
-		if err := cfg.Broker.Start(); err != nil {
-			res.Err = err
-			return res
+	if r.cfg.BrokerFaults > 0 {
+		sleep(ctx, time.Duration(3+r.rng.IntN(6))*time.Second)
+		if err := r.cfg.Broker.Start(); err != nil {
+			return err
 		}
 	}
 	if err := waitFor(ctx, 3*time.Minute, func() error {
-		for _, in := range insts {
+		for _, in := range r.insts {
 			if err := in.exitedBadly(); err != nil {
 				return err
 			}
@@ -313,69 +352,70 @@ func runOne(ctx context.Context, cfg Config, i int) (res Result) {
 		}
 		return nil
 	}); err != nil {
-		res.Err = fmt.Errorf("instances not RUNNING: %w", err)
-		return res
+		return fmt.Errorf("instances not RUNNING: %w", err)
 	}
+	return nil
+}
 
-	watch, err := watchOutputs(ctx, cfg.Brokers)
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	defer watch.close()
-	drv := &driver{brokers: cfg.Brokers, topic: inputTopic, records: cfg.Records, rate: cfg.Rate, keys: cfg.Keys,
+// drive writes the input while the fault schedule plays, and returns when
+// the driver has written every record.
+func (r *chaosRun) drive(ctx context.Context, seed uint64) error {
+	drv := &driver{brokers: r.cfg.Brokers, topic: inputTopic, records: r.cfg.Records, rate: r.cfg.Rate, keys: r.cfg.Keys,
 		rng: rand.New(rand.NewPCG(seed, 0xda7a))}
 	drvDone := make(chan error, 1)
 	start := time.Now()
 	go func() { drvDone <- drv.run(ctx) }()
-
-	for _, ev := range schedule(rng, cfg) {
+	for _, ev := range schedule(r.rng, r.cfg) {
 		sleep(ctx, time.Until(start.Add(ev.at)))
-		for _, in := range insts {
+		for _, in := range r.insts {
 			if err := in.exitedBadly(); err != nil {
-				note(err)
-				note(in.start())
+				r.note(err)
+				r.note(in.start())
 			}
 		}
-		switch ev.kind {
-		case "kill":
-			// Like Kafka's test, kill an instance that is processing (it
-			// holds an open transaction), not one still starting up.
-			victim := insts[ev.inst]
-			waitFor(ctx, time.Minute, func() error {
-				if victim.isRunning() || victim.exitedBadly() != nil {
-					return nil
-				}
-				return errNotYet
-			})
-			victim.kill9()
-			res.Kills++
-			sleep(ctx, ev.down)
-			note(insts[ev.inst].start())
-		case "restart":
-			note(insts[ev.inst].stop(2 * time.Minute))
-			note(insts[ev.inst].start())
-			res.CleanRestarts++
-		case "broker":
-			note(cfg.Broker.Kill9())
-			res.BrokerKills++
-			sleep(ctx, ev.down)
-			note(cfg.Broker.Start())
-		}
+		r.inject(ctx, ev)
 	}
-	if err := <-drvDone; err != nil {
-		res.Err = err
-		return res
-	}
+	return <-drvDone
+}
 
-	// Wait until every output holds one record per input record.
-	total, err := endTotal(ctx, cfg.Brokers, inputTopic)
-	if err != nil {
-		res.Err = err
-		return res
+// inject plays one fault of the schedule.
+func (r *chaosRun) inject(ctx context.Context, ev event) {
+	switch ev.kind {
+	case "kill":
+		// Like Kafka's test, kill an instance that is processing (it
+		// holds an open transaction), not one still starting up.
+		victim := r.insts[ev.inst]
+		waitFor(ctx, time.Minute, func() error {
+			if victim.isRunning() || victim.exitedBadly() != nil {
+				return nil
+			}
+			return errNotYet
+		})
+		victim.kill9()
+		r.res.Kills++
+		sleep(ctx, ev.down)
+		r.note(victim.start())
+	case "restart":
+		r.note(r.insts[ev.inst].stop(2 * time.Minute))
+		r.note(r.insts[ev.inst].start())
+		r.res.CleanRestarts++
+	case "broker":
+		r.note(r.cfg.Broker.Kill9())
+		r.res.BrokerKills++
+		sleep(ctx, ev.down)
+		r.note(r.cfg.Broker.Start())
 	}
-	note(waitFor(ctx, cfg.CatchUp, func() error {
-		for _, in := range insts {
+}
+
+// catchUp waits until every output holds one record per input record,
+// then stops the instances cleanly.
+func (r *chaosRun) catchUp(ctx context.Context, watch *outputWatch) error {
+	total, err := endTotal(ctx, r.cfg.Brokers, inputTopic)
+	if err != nil {
+		return err
+	}
+	r.note(waitFor(ctx, r.cfg.CatchUp, func() error {
+		for _, in := range r.insts {
 			if err := in.exitedBadly(); err != nil {
 				return err
 			}
@@ -387,34 +427,43 @@ func runOne(ctx context.Context, cfg Config, i int) (res Result) {
 		}
 		return nil
 	}))
-	for _, in := range insts {
-		note(in.stop(2 * time.Minute))
+	for _, in := range r.insts {
+		r.note(in.stop(2 * time.Minute))
 	}
-	for _, in := range insts {
+	return nil
+}
+
+// countRestorations adds up the restorations the instances logged.
+func (r *chaosRun) countRestorations() {
+	for _, in := range r.insts {
 		for _, l := range in.restorations() {
-			res.Restores++
-			res.Restored += l.num("records")
+			r.res.Restores++
+			r.res.Restored += l.num("records")
 			if d, err := time.ParseDuration(l.str("took")); err == nil {
-				res.RestoreMax = max(res.RestoreMax, d)
-				res.RestoreTotal += d
+				r.res.RestoreMax = max(r.res.RestoreMax, d)
+				r.res.RestoreTotal += d
 			}
 		}
 	}
-	v, err := verify(ctx, cfg.Brokers, appID)
+}
+
+// verify runs Kafka's checks over the outputs; a passed run's topics are
+// deleted.
+func (r *chaosRun) verify(ctx context.Context) error {
+	v, err := verify(ctx, r.cfg.Brokers, r.appID)
 	if err != nil {
-		res.Err = fmt.Errorf("verifier: %w", err)
-		return res
+		return fmt.Errorf("verifier: %w", err)
 	}
-	res.Records = v.inputs
-	res.Lost = v.lost + v.unprocessed
-	res.Dup = v.dup
-	res.AbortedTxns = v.abortedTxns
-	res.AbortedRecords = v.abortedRecords
-	note(v.err())
-	if len(errs) == 0 {
-		deleteTopics(ctx, cfg.Brokers, appID)
+	r.res.Records = v.inputs
+	r.res.Lost = v.lost + v.unprocessed
+	r.res.Dup = v.dup
+	r.res.AbortedTxns = v.abortedTxns
+	r.res.AbortedRecords = v.abortedRecords
+	r.note(v.err())
+	if len(r.errs) == 0 {
+		deleteTopics(ctx, r.cfg.Brokers, r.appID)
 	}
-	return res
+	return nil
 }
 
 var errNotYet = errors.New("not yet")
