@@ -290,10 +290,36 @@ func (r *chaosRun) finish(took time.Duration) Result {
 	}
 	if res.Err != nil {
 		res.Err = fmt.Errorf("%w (logs in %s)", res.Err, r.dir)
+		r.printLogTails()
 	} else if !r.cfg.Keep {
 		os.RemoveAll(r.dir)
 	}
 	return res
+}
+
+// printLogTails prints, for a failed run, each instance's last warnings
+// and errors and its last lines, so a failure in CI (whose run directory
+// goes with the test's temporary directory) still shows what the
+// instances said.
+func (r *chaosRun) printLogTails() {
+	if r.cfg.Out == nil {
+		return
+	}
+	for _, in := range r.insts {
+		b, err := os.ReadFile(in.logPath)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		var bad []string
+		for _, l := range lines {
+			if strings.Contains(l, `"level":"WARN"`) || strings.Contains(l, `"level":"ERROR"`) {
+				bad = append(bad, l)
+			}
+		}
+		fmt.Fprintf(r.cfg.Out, "%s: last warnings and errors:\n%s\n%s: last lines:\n%s\n", in.name,
+			strings.Join(bad[max(0, len(bad)-20):], "\n"), in.name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+	}
 }
 
 // newInstances prepares the three instances: static members with their own
