@@ -241,10 +241,13 @@ func (s *step) needName(why string) bool {
 	return false
 }
 
-// nameHint is the remedy for a missing step name.
+// nameHint is the remedy for a missing step name. Kafka Streams generates
+// such names unless ensure.explicit.internal.resource.naming=true; streamgen
+// always behaves as with that setting.
 func (s *step) nameHint(placeholder, what string) {
-	s.p.hintf("add `name: %s` to the step, next to %q:. Kafka Streams requires explicit names for\n"+
-		"%s (KIP-1111) so they never move when the topology changes; see %s#names-that-never-move", placeholder, s.op, what, docURL)
+	s.p.hintf("add `name: %s` to the step, next to %q:. streamgen requires explicit names for\n"+
+		"%s, as Kafka Streams does with ensure.explicit.internal.resource.naming=true (KIP-1111),\n"+
+		"so they never move when the topology changes; see %s#names-that-never-move", placeholder, s.op, what, docURL)
 }
 
 // repartition creates a repartition topic named after the step.
