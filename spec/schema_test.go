@@ -258,6 +258,9 @@ func TestOpTableMatchesSchema(t *testing.T) {
 		if d.resolve == nil {
 			t.Errorf("step %q has no resolver", op)
 		}
+		if d.example != "" && !strings.HasPrefix(d.example, op+": {") {
+			t.Errorf("step %q: example %q is not of this op", op, d.example)
+		}
 	}
 }
 
