@@ -553,6 +553,31 @@ func (p *parser) fieldDefault(v *yaml.Node, t *Type, ctx string) any {
 			return bad()
 		}
 		return b
+	case KindInt32, KindInt64, KindUint32, KindUint64, KindFloat32, KindFloat64:
+		return p.numberDefault(v, t, ctx, bad)
+	case KindTimestamp, KindDuration:
+		return p.timeDefault(v, t, ctx, bad)
+	case KindEnum:
+		for _, ev := range t.Enum.Values {
+			if ev.Name == v.Value {
+				return v.Value
+			}
+		}
+		var names []string
+		for _, ev := range t.Enum.Values {
+			names = append(names, ev.Name)
+		}
+		p.errf(p.pos(v), "%s: %q is not a value of enum %q, want %s", ctx, v.Value, t.Enum.Name, strings.Join(names, " or "))
+		return nil
+	}
+	p.errf(p.pos(v), "%s: defaults are only allowed on scalar and enum fields, not %s", ctx, t)
+	return nil
+}
+
+// numberDefault reads the default of a numeric field, range-checked for
+// the 32-bit integers; bad reports a value of the wrong kind.
+func (p *parser) numberDefault(v *yaml.Node, t *Type, ctx string, bad func() any) any {
+	switch t.Kind {
 	case KindInt32, KindInt64:
 		var x int64
 		if v.Tag != "!!int" || v.Decode(&x) != nil {
@@ -573,27 +598,18 @@ func (p *parser) fieldDefault(v *yaml.Node, t *Type, ctx string) any {
 			return nil
 		}
 		return x
-	case KindFloat32, KindFloat64:
-		var x float64
-		if (v.Tag != "!!int" && v.Tag != "!!float") || v.Decode(&x) != nil {
-			return bad()
-		}
-		return x
-	case KindTimestamp:
-		if v.Tag == "!!int" {
-			var x int64
-			if v.Decode(&x) != nil {
-				return bad()
-			}
-			return x
-		}
-		tm, err := time.Parse(time.RFC3339Nano, v.Value)
-		if v.Tag != "!!str" && v.Tag != "!!timestamp" || err != nil {
-			p.errf(p.pos(v), "%s: %s is not a valid timestamp, want RFC 3339 or milliseconds since the epoch", ctx, kindName(v))
-			return nil
-		}
-		return tm.UnixMilli()
-	case KindDuration:
+	}
+	var x float64
+	if (v.Tag != "!!int" && v.Tag != "!!float") || v.Decode(&x) != nil {
+		return bad()
+	}
+	return x
+}
+
+// timeDefault reads the default of a timestamp (RFC 3339 or epoch
+// milliseconds) or duration field, as milliseconds.
+func (p *parser) timeDefault(v *yaml.Node, t *Type, ctx string, bad func() any) any {
+	if t.Kind == KindDuration {
 		d, err := time.ParseDuration(v.Value)
 		if v.Tag != "!!str" || err != nil {
 			if v.Tag == "!!int" && v.Value == "0" {
@@ -603,21 +619,20 @@ func (p *parser) fieldDefault(v *yaml.Node, t *Type, ctx string) any {
 			return nil
 		}
 		return d.Milliseconds()
-	case KindEnum:
-		for _, ev := range t.Enum.Values {
-			if ev.Name == v.Value {
-				return v.Value
-			}
+	}
+	if v.Tag == "!!int" {
+		var x int64
+		if v.Decode(&x) != nil {
+			return bad()
 		}
-		var names []string
-		for _, ev := range t.Enum.Values {
-			names = append(names, ev.Name)
-		}
-		p.errf(p.pos(v), "%s: %q is not a value of enum %q, want %s", ctx, v.Value, t.Enum.Name, strings.Join(names, " or "))
+		return x
+	}
+	tm, err := time.Parse(time.RFC3339Nano, v.Value)
+	if v.Tag != "!!str" && v.Tag != "!!timestamp" || err != nil {
+		p.errf(p.pos(v), "%s: %s is not a valid timestamp, want RFC 3339 or milliseconds since the epoch", ctx, kindName(v))
 		return nil
 	}
-	p.errf(p.pos(v), "%s: defaults are only allowed on scalar and enum fields, not %s", ctx, t)
-	return nil
+	return tm.UnixMilli()
 }
 
 // checkRecordCycles rejects records that contain themselves through fields
@@ -659,91 +674,116 @@ func (p *parser) checkRecordCycles() {
 // ---- topics ----
 
 func (p *parser) parseTopics(n *yaml.Node) {
-	if n == nil {
-		return
-	}
-	es, ok := p.entries(n, "topics")
-	if !ok {
-		return
-	}
-	for _, e := range es {
-		name := e.key.Value
-		if !p.checkName(p.pos(e.key), "topic", name) {
-			continue
-		}
-		ctx := fmt.Sprintf("topic %q", name)
+	p.eachNamed(n, "topics", "topic", func(e entry, name, ctx string) {
 		t := &Topic{Pos: p.pos(e.key), Name: name, Kind: TopicStream}
 		p.topics[name] = t
 		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc")
 		if o == nil {
-			continue
+			return
 		}
 		t.Doc, _ = o.str("doc")
-		for _, side := range []string{"key", "value"} {
-			s, ok := o.reqStr(side)
-			if !ok {
-				continue
-			}
-			ty := p.resolveType(s, o.valPos(side), ctx+": "+side)
-			if ty != nil && side == "value" {
-				ty = p.checkNotWindowed(ty, o.valPos(side), ctx+": "+side)
-			}
-			if ty != nil && !valueTypeOK(ty) && !(side == "key" && hasWindowed(ty)) {
-				p.errf(o.valPos(side), "%s: %s type %q must be a primitive, an enum or a record", ctx, side, ty)
-				p.hintf("wrap it in a record, e.g. a record with a field of type %s", ty)
-				ty = nil
-			}
-			if side == "key" {
-				t.Key = ty
-			} else {
-				t.Value = ty
-			}
-		}
+		p.topicTypes(t, o, ctx)
 		if n, ok := o.int("partitions", 1, math.MaxInt32); ok {
 			t.Partitions = int(n)
 		}
 		if k, ok := o.enum("read_as", string(TopicStream), string(TopicTable), string(TopicGlobalTable)); ok {
 			t.Kind = TopicKind(k)
 		}
-		if sn, ok := o.str("store"); ok {
-			if t.Kind == TopicStream {
-				p.errf(o.keyPos("store"), "%s: store is only for topics read_as table or global_table", ctx)
-			} else if p.checkName(o.valPos("store"), "store", sn) {
-				if hasWindowed(t.Key) {
-					p.errf(o.valPos("read_as"), "%s: a topic with windowed keys can only be read as a stream", ctx)
-				}
-				st := &Store{Pos: o.valPos("store"), Name: sn, Kind: StoreKeyValue, Key: t.Key, Value: t.Value, Logged: true, Cached: true}
-				if p.addStore(st) {
-					t.Store = st
-				}
-			}
-		} else if t.Kind != TopicStream && !o.has("store") {
+		p.topicStore(t, o, ctx)
+		if fn, ok := o.str("timestamp"); ok && t.Value != nil {
+			p.topicTimestamp(t, o, ctx, fn)
+		}
+	})
+}
+
+// eachNamed calls f for each entry of a top-level section whose key is a
+// valid name; ctx is `<what> "<name>"`.
+func (p *parser) eachNamed(n *yaml.Node, section, what string, f func(e entry, name, ctx string)) {
+	if n == nil {
+		return
+	}
+	es, ok := p.entries(n, section)
+	if !ok {
+		return
+	}
+	for _, e := range es {
+		name := e.key.Value
+		if !p.checkName(p.pos(e.key), what, name) {
+			continue
+		}
+		f(e, name, fmt.Sprintf("%s %q", what, name))
+	}
+}
+
+// topicTypes resolves a topic's key and value types: a primitive, an enum
+// or a record, and only the key may be windowed.
+func (p *parser) topicTypes(t *Topic, o *obj, ctx string) {
+	for _, side := range []string{"key", "value"} {
+		s, ok := o.reqStr(side)
+		if !ok {
+			continue
+		}
+		ty := p.resolveType(s, o.valPos(side), ctx+": "+side)
+		if ty != nil && side == "value" {
+			ty = p.checkNotWindowed(ty, o.valPos(side), ctx+": "+side)
+		}
+		if ty != nil && !valueTypeOK(ty) && !(side == "key" && hasWindowed(ty)) {
+			p.errf(o.valPos(side), "%s: %s type %q must be a primitive, an enum or a record", ctx, side, ty)
+			p.hintf("wrap it in a record, e.g. a record with a field of type %s", ty)
+			ty = nil
+		}
+		if side == "key" {
+			t.Key = ty
+		} else {
+			t.Value = ty
+		}
+	}
+}
+
+// topicStore adds the store that materializes a topic read as a table.
+func (p *parser) topicStore(t *Topic, o *obj, ctx string) {
+	sn, ok := o.str("store")
+	switch {
+	case !ok:
+		if t.Kind != TopicStream && !o.has("store") {
 			p.errf(o.valPos("read_as"), "%s: read_as %s needs a store", ctx, t.Kind)
 			p.hintf("add `store: <store name>`: it names the store (and its changelog) that materializes the table")
 		}
-		if fn, ok := o.str("timestamp"); ok && t.Value != nil {
-			if t.Value.Kind != KindRecord {
-				p.errf(o.valPos("timestamp"), "%s: timestamp: value type %q is not a record", ctx, t.Value)
-			} else {
-				var f *Field
-				var names []string
-				for _, rf := range t.Value.Record.Fields {
-					names = append(names, rf.Name)
-					if rf.Name == fn {
-						f = rf
-					}
-				}
-				switch {
-				case f == nil:
-					p.errf(o.valPos("timestamp"), "%s: timestamp: record %q has no field %q%s", ctx, t.Value.Record.Name, fn, didYouMean(fn, names))
-				case f.Type == nil:
-				case f.Type.Kind != KindTimestamp && f.Type.Kind != KindInt64:
-					p.errf(o.valPos("timestamp"), "%s: timestamp: field %q is %s, want timestamp or int64", ctx, fn, f.Type)
-				default:
-					t.TimestampField = f
-				}
-			}
+	case t.Kind == TopicStream:
+		p.errf(o.keyPos("store"), "%s: store is only for topics read_as table or global_table", ctx)
+	case p.checkName(o.valPos("store"), "store", sn):
+		if hasWindowed(t.Key) {
+			p.errf(o.valPos("read_as"), "%s: a topic with windowed keys can only be read as a stream", ctx)
 		}
+		st := &Store{Pos: o.valPos("store"), Name: sn, Kind: StoreKeyValue, Key: t.Key, Value: t.Value, Logged: true, Cached: true}
+		if p.addStore(st) {
+			t.Store = st
+		}
+	}
+}
+
+// topicTimestamp sets the record field a topic takes event time from.
+func (p *parser) topicTimestamp(t *Topic, o *obj, ctx, fn string) {
+	if t.Value.Kind != KindRecord {
+		p.errf(o.valPos("timestamp"), "%s: timestamp: value type %q is not a record", ctx, t.Value)
+		return
+	}
+	var f *Field
+	var names []string
+	for _, rf := range t.Value.Record.Fields {
+		names = append(names, rf.Name)
+		if rf.Name == fn {
+			f = rf
+		}
+	}
+	switch {
+	case f == nil:
+		p.errf(o.valPos("timestamp"), "%s: timestamp: record %q has no field %q%s", ctx, t.Value.Record.Name, fn, didYouMean(fn, names))
+	case f.Type == nil:
+	case f.Type.Kind != KindTimestamp && f.Type.Kind != KindInt64:
+		p.errf(o.valPos("timestamp"), "%s: timestamp: field %q is %s, want timestamp or int64", ctx, fn, f.Type)
+	default:
+		t.TimestampField = f
 	}
 }
 
@@ -771,23 +811,11 @@ func (p *parser) addInternal(it *InternalTopic) bool {
 // ---- stores ----
 
 func (p *parser) parseStores(n *yaml.Node) {
-	if n == nil {
-		return
-	}
-	es, ok := p.entries(n, "stores")
-	if !ok {
-		return
-	}
-	for _, e := range es {
-		name := e.key.Value
-		if !p.checkName(p.pos(e.key), "store", name) {
-			continue
-		}
-		ctx := fmt.Sprintf("store %q", name)
+	p.eachNamed(n, "stores", "store", func(e entry, name, ctx string) {
 		st := &Store{Pos: p.pos(e.key), Name: name, Kind: StoreKeyValue, Logged: true, Cached: true}
 		o := p.object(e.val, ctx, "kind", "key", "value", "in_memory", "logged", "cached", "retention", "window_size", "custom")
 		if o == nil {
-			continue
+			return
 		}
 		if k, ok := o.enum("kind", string(StoreKeyValue), string(StoreWindow), string(StoreSession)); ok {
 			st.Kind = StoreKind(k)
@@ -835,7 +863,7 @@ func (p *parser) parseStores(n *yaml.Node) {
 			}
 		}
 		p.addStore(st)
-	}
+	})
 }
 
 // fmtDur prints a duration the way people write them: 5m, not 5m0s.

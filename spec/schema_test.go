@@ -3,10 +3,11 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -149,24 +150,140 @@ func TestSchemaRejects(t *testing.T) {
 	}
 }
 
-// TestSchemaMatchesParser checks that the step operations the parser knows
-// are exactly those the schema describes.
-func TestSchemaMatchesParser(t *testing.T) {
-	var s struct {
-		Defs map[string]struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(SchemaJSON, &s); err != nil {
+// schema is a decoded JSON Schema node.
+type schema = map[string]any
+
+// loadSchema decodes schema.json and returns its $defs.
+func loadSchema(t *testing.T) map[string]any {
+	t.Helper()
+	var root schema
+	if err := json.Unmarshal(SchemaJSON, &root); err != nil {
 		t.Fatal(err)
 	}
-	props := s.Defs["step"].Properties
-	for _, op := range stepOps {
-		if _, ok := props[op]; !ok {
-			t.Errorf("schema has no step %q", op)
+	defs, ok := root["$defs"].(map[string]any)
+	if !ok {
+		t.Fatal("schema.json has no $defs")
+	}
+	return defs
+}
+
+// schemaKeys returns the sorted keys a value schema allows in a mapping,
+// following $ref and every alternative of oneOf. It fails the test when an
+// object alternative admits keys it does not list, since the comparison
+// with the parser would then prove nothing.
+func schemaKeys(t *testing.T, defs map[string]any, where string, node schema) []string {
+	t.Helper()
+	if ref, ok := node["$ref"].(string); ok {
+		name := strings.TrimPrefix(ref, "#/$defs/")
+		def, ok := defs[name].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: unresolved $ref %q", where, ref)
+		}
+		return schemaKeys(t, defs, where, def)
+	}
+	seen := map[string]bool{}
+	if props, ok := node["properties"].(map[string]any); ok || node["type"] == "object" {
+		if node["additionalProperties"] != false {
+			t.Errorf("%s: object schema without additionalProperties: false", where)
+		}
+		for k := range props {
+			seen[k] = true
 		}
 	}
-	if got, want := len(props), len(stepOps)+2; got != want {
-		t.Errorf("schema step has %d properties, want %d (ops + name + doc): %v", got, want, fmt.Sprint(len(props)))
+	alts, _ := node["oneOf"].([]any)
+	for _, alt := range alts {
+		if a, ok := alt.(map[string]any); ok && (a["$ref"] != nil || a["properties"] != nil || a["type"] == "object") {
+			for _, k := range schemaKeys(t, defs, where, a) {
+				seen[k] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// oneOfRequired lists the single required key of each oneOf alternative of
+// node, in order: how the schema says "exactly one of".
+func oneOfRequired(t *testing.T, where string, node schema) []string {
+	t.Helper()
+	var out []string
+	alts, _ := node["oneOf"].([]any)
+	for _, alt := range alts {
+		req, _ := alt.(map[string]any)["required"].([]any)
+		if len(req) != 1 {
+			t.Fatalf("%s: oneOf alternative %v, want one required key", where, alt)
+		}
+		out = append(out, req[0].(string))
+	}
+	return out
+}
+
+// TestOpTableMatchesSchema checks the parser's operation table against
+// schema.json: the same operations in the same order, and for each the
+// same keys (the op's keys, plus name where it may sit in the body).
+func TestOpTableMatchesSchema(t *testing.T) {
+	defs := loadSchema(t)
+	step, _ := defs["step"].(map[string]any)
+	props, _ := step["properties"].(map[string]any)
+	if props == nil {
+		t.Fatal("schema.json has no step properties")
+	}
+	if got, want := oneOfRequired(t, "step", step), opNames(); !slices.Equal(got, want) {
+		t.Errorf("schema step operations (oneOf) = %v, want opTable's %v", got, want)
+	}
+	for k := range props {
+		if k != "name" && k != "doc" && opByName[k] == nil {
+			t.Errorf("schema has step %q, which opTable lacks", k)
+		}
+	}
+	for _, d := range opTable {
+		op := string(d.op)
+		node, ok := props[op].(map[string]any)
+		if !ok {
+			t.Errorf("schema has no step %q", op)
+			continue
+		}
+		want := slices.Clone(d.keys)
+		if d.nameInBody {
+			want = append(want, "name")
+		}
+		sort.Strings(want)
+		if got := schemaKeys(t, defs, op, node); !slices.Equal(got, want) {
+			t.Errorf("step %q: schema allows keys %v, opTable %v", op, got, want)
+		}
+		if d.resolve == nil {
+			t.Errorf("step %q has no resolver", op)
+		}
+		if d.example != "" && !strings.HasPrefix(d.example, op+": {") {
+			t.Errorf("step %q: example %q is not of this op", op, d.example)
+		}
+	}
+}
+
+// TestWindowKeysMatchSchema checks each window kind's keys against the
+// schema, both in the shared window definition and in windowed_by.
+func TestWindowKeysMatchSchema(t *testing.T) {
+	defs := loadSchema(t)
+	windowedBy := defs["step"].(map[string]any)["properties"].(map[string]any)["windowed_by"].(map[string]any)
+	for _, where := range []struct {
+		name string
+		node schema
+	}{{"$defs.window", defs["window"].(map[string]any)}, {"windowed_by", windowedBy}} {
+		if got := oneOfRequired(t, where.name, where.node); !slices.Equal(got, windowKinds) {
+			t.Errorf("%s: window kinds %v, want %v", where.name, got, windowKinds)
+		}
+		props := where.node["properties"].(map[string]any)
+		for _, kind := range windowKinds {
+			want := slices.Clone(windowKeys[WindowKind(kind)])
+			sort.Strings(want)
+			node, _ := props[kind].(map[string]any)
+			if got := schemaKeys(t, defs, where.name+"."+kind, node); !slices.Equal(got, want) {
+				t.Errorf("%s.%s: schema allows keys %v, parser %v", where.name, kind, got, want)
+			}
+		}
 	}
 }
