@@ -88,9 +88,9 @@ func TestNameCollisions(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
-	var d Diagnostics
+	var d spec.Diagnostics
 	if _, err := Generate(p, Config{}); !errors.As(err, &d) || len(d) != 4 {
-		t.Errorf("error is not Diagnostics with 4 entries: %v", err)
+		t.Errorf("error is not spec.Diagnostics with 4 entries: %v", err)
 	}
 }
 
