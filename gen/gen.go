@@ -110,7 +110,7 @@ type genCtx struct {
 	files map[string]*jen.File
 	// diags collects positioned problems; steps add to it and keep going
 	// where they can, so that one run reports everything.
-	diags Diagnostics
+	diags diagnostics
 
 	// pkgScope holds every package-level identifier generated so far.
 	// Steps reserve their names here so collisions between, say, a record

@@ -478,8 +478,7 @@ func (c *genCtx) genRecord(f *jen.File, r *spec.Record) {
 	c.genAppendMsg(f, r)
 	c.genUnmarshalMsg(f, r)
 
-	f.Comment("// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil")
-	f.Comment("// receiver, which is how the runtime recognises a tombstone returned by user code.")
+	f.Comment("// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("IsNil").Params().Bool().Block(jen.Return(jen.Id("r").Op("==").Nil()))
 }
 
@@ -648,10 +647,9 @@ func (c *genCtx) defaultValue(r *spec.Record, fl *spec.Field) jen.Code {
 
 func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	name := c.recordNames[r]
-	f.Comment("// UnmarshalMsg decodes r from the start of b and returns the rest of b; it")
-	f.Comment("// implements serdes.Record. All of r is replaced: fields missing from the data")
-	f.Comment("// take their spec default, unknown fields are skipped. The result does not alias b.")
-	f.Comment("// Errors are *serdes.DecodeError with the field path and offset.")
+	f.Comment("// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from")
+	f.Comment("// b take their spec default, unknown fields are skipped, the result does not alias")
+	f.Comment("// b. Errors are *serdes.DecodeError with the field path and offset.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("UnmarshalMsg").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.List(jen.Id("rest"), jen.Err()).Op(":=").Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0)),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "Locate").Call(jen.Err(), jen.Id("b")))),
@@ -683,23 +681,16 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 		for _, fl := range r.Fields {
 			byName = append(byName, jen.Case(jen.Lit(fl.Name)).Block(jen.Id("id").Op("=").Lit(fl.ID)))
 		}
-		byName = append(byName, jen.Default().Block(jen.Id("id").Op("=").Lit(0)))
 		var cases []jen.Code
 		for _, fl := range r.Fields {
 			fname := fl.Name
 			wrap := func(e jen.Code) jen.Code { return jen.Qual(pathSerdes, "WrapField").Call(e, jen.Lit(fname)) }
 			v := field("r", c.fieldNames[fl])
-			stmts := []jen.Code{
-				jen.Comment("// nil means absent: keep the default."),
-				jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
-					jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
-					jen.Continue(),
-				),
-			}
+			var stmts []jen.Code
 			if fl.Type.Kind == spec.KindOptional {
-				stmts = append(stmts, c.readPresent(fl.Type.Elem, v, wrap, 0)...)
+				stmts = c.readPresent(fl.Type.Elem, v, wrap, 0)
 			} else {
-				stmts = append(stmts, c.readValue(fl.Type, v, wrap, 0, false)...)
+				stmts = c.readValue(fl.Type, v, wrap, 0, false)
 			}
 			cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
 		}
@@ -713,8 +704,17 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 			jen.Var().Id("name").Index().Byte(),
 			jen.List(jen.Id("id"), jen.Id("name"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
+			// One check for every field: a nil value is an absent field
+			// (required or optional), which keeps its default. For an
+			// unknown field it is skipped all the same.
+			jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
+				jen.Comment("// nil means absent: the field keeps its default."),
+				jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
+				jen.Continue(),
+			),
 			jen.If(jen.Id("name").Op("!=").Nil()).Block(
-				jen.Comment("// Written with spec field names (msgpack/v5 struct tags, Python dicts)."),
+				jen.Comment("// Written with spec field names (msgpack/v5 struct tags, Python dicts);"),
+				jen.Comment("// an unknown name leaves id 0, which no field has."),
 				jen.Switch(jen.String().Call(jen.Id("name"))).Block(byName...),
 			),
 			jen.Switch(jen.Id("id")).Block(cases...),
@@ -724,8 +724,7 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 		jen.For(jen.Empty(), jen.Id("n").Op(">").Lit(0), jen.Id("n").Op("--")).Block(loop...),
 		jen.Return(jen.Id("b"), jen.Nil()),
 	)
-	f.Comment("// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts")
-	f.Comment("// enclosing records so hostile input cannot nest a recursive schema until the")
-	f.Comment("// stack overflows.")
+	f.Comment("// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing")
+	f.Comment("// records so hostile input cannot nest a recursive schema until the stack overflows.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
 }

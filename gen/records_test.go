@@ -1,13 +1,8 @@
 package gen
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,8 +10,6 @@ import (
 	"github.com/streamgen/streamgen/internal/version"
 	"github.com/streamgen/streamgen/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the generated files under testdata")
 
 func TestGoName(t *testing.T) {
 	cases := map[string]string{
@@ -88,9 +81,9 @@ func TestNameCollisions(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
-	var d Diagnostics
+	var d spec.Diagnostics
 	if _, err := Generate(p, Config{}); !errors.As(err, &d) || len(d) != 4 {
-		t.Errorf("error is not Diagnostics with 4 entries: %v", err)
+		t.Errorf("error is not spec.Diagnostics with 4 entries: %v", err)
 	}
 }
 
@@ -169,53 +162,5 @@ func TestHeaderAndOptions(t *testing.T) {
 func TestNumbered(t *testing.T) {
 	if got := numbered([]byte("a\nb")); got != "    1  a\n    2  b\n" {
 		t.Errorf("numbered = %q", got)
-	}
-}
-
-// TestAllTypes generates testdata/alltypes (every supported field type),
-// compares it with the committed output, and builds, vets and runs the
-// generated round-trip tests of that package. Run with -update to rewrite.
-func TestAllTypes(t *testing.T) {
-	const dir = "testdata/alltypes"
-	p, err := spec.ParseFile(filepath.Join(dir, "streamgen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{OmitVersionMarkers: true, SpecPath: "streamgen.yaml"}
-	files, err := Generate(p, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := Generate(p, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{recordsFile, recordsTestFile} {
-		if !bytes.Equal(files[name], again[name]) {
-			t.Errorf("%s differs between two runs: output is not deterministic", name)
-		}
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.WriteFile(path, files[name], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), string(files[name])); diff != "" {
-			t.Errorf("%s is stale; run go test ./gen -update (-want +got):\n%s", path, diff)
-		}
-	}
-	if testing.Short() {
-		t.Skip("-short: not compiling the generated package")
-	}
-	for _, args := range [][]string{{"vet", "./" + dir}, {"test", "-count=1", "./" + dir}} {
-		out, err := exec.Command("go", args...).CombinedOutput()
-		if err != nil {
-			t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
 	}
 }

@@ -1,7 +1,12 @@
 // Package golden holds the generator's golden cases: one directory per case
 // with a spec (streamgen.yaml), the user's Go functions and the generated Go
 // files, compiled and vetted with the module; or, for a case that must fail,
-// the expected diagnostics in stderr.txt. golden_test.go checks them and
-// rewrites them with `go test ./golden -update`. The examples/ directories
-// are checked the same way, in place.
+// the expected diagnostics in stderr.txt.
+//
+// golden_test.go is also the repository's one freshness check: TestGolden
+// walks every streamgen.yaml in the repository (goldens, examples, docs
+// examples, chaos, bench, gen/testdata; conformance scenarios must generate)
+// and compares the committed generated files with the generator's output.
+// `make generate` (go test ./golden -run TestGolden -update) rewrites them
+// all.
 package golden

@@ -72,10 +72,9 @@ func (r *Address) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -84,9 +83,8 @@ func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -103,8 +101,14 @@ func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "street":
 				id = 1
@@ -112,37 +116,20 @@ func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "zip":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Street, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "street")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.City, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "city")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Zip, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "zip")
@@ -158,8 +145,7 @@ func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Address) IsNil() bool {
 	return r == nil
 }
@@ -189,10 +175,9 @@ func (r *Item) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -201,9 +186,8 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -220,8 +204,14 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "sku":
 				id = 1
@@ -229,37 +219,20 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "price":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.SKU, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "sku")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Qty, b, err = serdes.ReadInt32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "qty")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Price, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "price")
@@ -275,8 +248,7 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Item) IsNil() bool {
 	return r == nil
 }
@@ -344,10 +316,9 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -356,9 +327,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -375,8 +345,14 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "id":
 				id = 1
@@ -398,57 +374,30 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 9
 			case "version":
 				id = 10
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.ID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.UserID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "user_id")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Amount, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "amount")
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "placed_at")
 			}
 		case 5:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -469,11 +418,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 6:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -483,11 +427,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.Note = p0
 			}
 		case 7:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -513,11 +452,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 8:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var x0 int32
 				x0, b, err = serdes.ReadInt32(b)
@@ -527,21 +461,11 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.Status = Status(x0)
 			}
 		case 9:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			b, err = r.Shipping.sgDecode(b, depth+1)
 			if err != nil {
 				return b, serdes.WrapField(err, "shipping")
 			}
 		case 10:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Version, b, err = serdes.ReadInt64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "version")
@@ -557,8 +481,7 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Order) IsNil() bool {
 	return r == nil
 }

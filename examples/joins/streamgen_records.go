@@ -57,10 +57,9 @@ func (r *EnrichedOrder) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *EnrichedOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -69,9 +68,8 @@ func (r *EnrichedOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -88,8 +86,14 @@ func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "order_id":
 				id = 1
@@ -99,37 +103,20 @@ func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 3
 			case "country":
 				id = 4
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.OrderID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "order_id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Amount, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "amount")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -139,11 +126,6 @@ func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.UserName = p0
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -163,8 +145,7 @@ func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *EnrichedOrder) IsNil() bool {
 	return r == nil
 }
@@ -194,10 +175,9 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -206,9 +186,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -225,8 +204,14 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "id":
 				id = 1
@@ -234,37 +219,20 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "amount":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.ID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.UserID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "user_id")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Amount, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "amount")
@@ -280,8 +248,7 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -311,10 +278,9 @@ func (r *PaidOrder) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *PaidOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -323,9 +289,8 @@ func (r *PaidOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -342,8 +307,14 @@ func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "order_id":
 				id = 1
@@ -351,37 +322,20 @@ func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "paid":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.OrderID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "order_id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Ordered, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "ordered")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Paid, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "paid")
@@ -397,8 +351,7 @@ func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *PaidOrder) IsNil() bool {
 	return r == nil
 }
@@ -425,10 +378,9 @@ func (r *Payment) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -437,9 +389,8 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -456,34 +407,28 @@ func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "order_id":
 				id = 1
 			case "amount":
 				id = 2
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.OrderID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "order_id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Amount, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "amount")
@@ -499,8 +444,7 @@ func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Payment) IsNil() bool {
 	return r == nil
 }
@@ -530,10 +474,9 @@ func (r *User) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -542,9 +485,8 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -561,8 +503,14 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "id":
 				id = 1
@@ -570,37 +518,20 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "country":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.ID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Name, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "name")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Country, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "country")
@@ -616,8 +547,7 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *User) IsNil() bool {
 	return r == nil
 }

@@ -47,10 +47,9 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -59,9 +58,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -78,8 +76,14 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "id":
 				id = 1
@@ -89,47 +93,25 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 3
 			case "placed_at":
 				id = 4
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.ID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "id")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.UserID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "user_id")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Amount, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "amount")
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "placed_at")
@@ -145,8 +127,7 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -185,10 +166,9 @@ func (r *OrderSummary) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *OrderSummary) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -197,9 +177,8 @@ func (r *OrderSummary) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -216,8 +195,14 @@ func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "orders":
 				id = 1
@@ -227,47 +212,25 @@ func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 3
 			case "last_order":
 				id = 4
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Orders, b, err = serdes.ReadInt64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "orders")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Total, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "total")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Largest, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "largest")
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -287,8 +250,7 @@ func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *OrderSummary) IsNil() bool {
 	return r == nil
 }

@@ -93,10 +93,9 @@ func (r *Note) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Note) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -105,9 +104,8 @@ func (r *Note) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -124,8 +122,14 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "text":
 				id = 1
@@ -133,27 +137,15 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "tags":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Text, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "text")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var x0 int32
 				x0, b, err = serdes.ReadInt32(b)
@@ -163,11 +155,6 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.Mood = Mood(x0)
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -203,8 +190,7 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Note) IsNil() bool {
 	return r == nil
 }

@@ -54,10 +54,9 @@ func (r *Click) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Click) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -66,9 +65,8 @@ func (r *Click) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -85,8 +83,14 @@ func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "page":
 				id = 1
@@ -94,27 +98,15 @@ func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 2
 			case "country":
 				id = 3
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Page, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "page")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -124,11 +116,6 @@ func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.User = p0
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -148,8 +135,7 @@ func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Click) IsNil() bool {
 	return r == nil
 }
@@ -176,10 +162,9 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -188,9 +173,8 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -207,34 +191,28 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "name":
 				id = 1
 			case "country":
 				id = 2
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Name, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "name")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Country, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "country")
@@ -250,8 +228,7 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Profile) IsNil() bool {
 	return r == nil
 }

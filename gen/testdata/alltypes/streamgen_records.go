@@ -62,10 +62,9 @@ func (r *Empty) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -74,9 +73,8 @@ func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -99,8 +97,7 @@ func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Empty) IsNil() bool {
 	return r == nil
 }
@@ -371,10 +368,9 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -383,9 +379,8 @@ func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -402,8 +397,14 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "s":
 				id = 1
@@ -485,127 +486,65 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 206
 			case "node":
 				id = 300
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.S, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "s")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Raw, b, err = serdes.ReadBytes(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "raw")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Flag, b, err = serdes.ReadBool(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "flag")
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.I32, b, err = serdes.ReadInt32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "i32")
 			}
 		case 5:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.I64, b, err = serdes.ReadInt64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "i64")
 			}
 		case 6:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.U32, b, err = serdes.ReadUint32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "u32")
 			}
 		case 7:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.U64, b, err = serdes.ReadUint64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "u64")
 			}
 		case 8:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.F32, b, err = serdes.ReadFloat32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "f32")
 			}
 		case 9:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.F64, b, err = serdes.ReadFloat64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "f64")
 			}
 		case 10:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.At, b, err = serdes.ReadTimestamp(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "at")
 			}
 		case 11:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Took, b, err = serdes.ReadDuration(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "took")
 			}
 		case 12:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var x0 int32
 				x0, b, err = serdes.ReadInt32(b)
@@ -615,21 +554,11 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.Status = Status(x0)
 			}
 		case 13:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			b, err = r.Leaf.sgDecode(b, depth+1)
 			if err != nil {
 				return b, serdes.WrapField(err, "leaf")
 			}
 		case 14:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(string)
 				*p0, b, err = serdes.ReadString(b)
@@ -639,11 +568,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptS = p0
 			}
 		case 15:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(int32)
 				*p0, b, err = serdes.ReadInt32(b)
@@ -653,22 +577,12 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptI = p0
 			}
 		case 16:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecode(b, depth+1)
 			if err != nil {
 				return b, serdes.WrapField(err, "opt_leaf")
 			}
 		case 17:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -687,11 +601,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 18:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -715,11 +624,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 19:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.OptBytes, b, err = serdes.ReadBytes(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "opt_bytes")
@@ -728,11 +632,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptBytes = []byte{}
 			}
 		case 20:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(Status)
 				{
@@ -746,11 +645,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptStatus = p0
 			}
 		case 21:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				p0 := new(time.Time)
 				*p0, b, err = serdes.ReadTimestamp(b)
@@ -760,11 +654,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptAt = p0
 			}
 		case 22:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -785,11 +674,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 23:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -810,11 +694,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 24:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -844,11 +723,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 25:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -884,11 +758,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 26:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -929,11 +798,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 27:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -958,11 +822,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 28:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -988,11 +847,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 29:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -1018,11 +872,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 30:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -1063,11 +912,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 31:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -1099,91 +943,46 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 32:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Old, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "old")
 			}
 		case 200:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.UserID, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "user_id")
 			}
 		case 201:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DI32, b, err = serdes.ReadInt32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_i32")
 			}
 		case 202:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DU64, b, err = serdes.ReadUint64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_u64")
 			}
 		case 203:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DF32, b, err = serdes.ReadFloat32(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_f32")
 			}
 		case 204:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DBool, b, err = serdes.ReadBool(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_bool")
 			}
 		case 205:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DAt, b, err = serdes.ReadTimestamp(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_at")
 			}
 		case 206:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.DTook, b, err = serdes.ReadDuration(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "d_took")
 			}
 		case 300:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Node = new(Node)
 			b, err = r.Node.sgDecode(b, depth+1)
 			if err != nil {
@@ -1200,8 +999,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Everything) IsNil() bool {
 	return r == nil
 }
@@ -1225,10 +1023,9 @@ func (r *Leaf) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -1237,9 +1034,8 @@ func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -1256,22 +1052,21 @@ func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "name":
 				id = 1
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Name, b, err = serdes.ReadString(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "name")
@@ -1287,8 +1082,7 @@ func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Leaf) IsNil() bool {
 	return r == nil
 }
@@ -1341,10 +1135,9 @@ func (r *Node) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg decodes r from the start of b and returns the rest of b; it
-// implements serdes.Record. All of r is replaced: fields missing from the data
-// take their spec default, unknown fields are skipped. The result does not alias b.
-// Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
+// b take their spec default, unknown fields are skipped, the result does not alias
+// b. Errors are *serdes.DecodeError with the field path and offset.
 func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 	rest, err := r.sgDecode(b, 0)
 	if err != nil {
@@ -1353,9 +1146,8 @@ func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts
-// enclosing records so hostile input cannot nest a recursive schema until the
-// stack overflows.
+// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
+// records so hostile input cannot nest a recursive schema until the stack overflows.
 func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 	if depth > serdes.MaxDepth {
 		return b, serdes.TooDeep(b)
@@ -1372,8 +1164,14 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if serdes.IsNil(b) {
+			// nil means absent: the field keeps its default.
+			b = b[1:]
+			continue
+		}
 		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts).
+			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
+			// an unknown name leaves id 0, which no field has.
 			switch string(name) {
 			case "value":
 				id = 1
@@ -1383,38 +1181,21 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 				id = 3
 			case "by_name":
 				id = 4
-			default:
-				id = 0
 			}
 		}
 		switch id {
 		case 1:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Value, b, err = serdes.ReadInt64(b)
 			if err != nil {
 				return b, serdes.WrapField(err, "value")
 			}
 		case 2:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			r.Next = new(Node)
 			b, err = r.Next.sgDecode(b, depth+1)
 			if err != nil {
 				return b, serdes.WrapField(err, "next")
 			}
 		case 3:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
@@ -1435,11 +1216,6 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 				}
 			}
 		case 4:
-			// nil means absent: keep the default.
-			if serdes.IsNil(b) {
-				b = b[1:]
-				continue
-			}
 			{
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
@@ -1475,8 +1251,7 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 	return b, nil
 }
 
-// IsNil reports whether r is nil; it implements serdes.Record. It works on a nil
-// receiver, which is how the runtime recognises a tombstone returned by user code.
+// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
 func (r *Node) IsNil() bool {
 	return r == nil
 }

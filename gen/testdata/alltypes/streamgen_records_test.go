@@ -4,10 +4,7 @@
 package alltypes
 
 import (
-	"bytes"
-	"errors"
-	"github.com/streamgen/streamgen/serdes"
-	"reflect"
+	"github.com/streamgen/streamgen/serdes/serdestest"
 	"testing"
 	"time"
 )
@@ -17,97 +14,14 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleEmpty returns a Empty with every field set to a distinct non-zero value;
-// depth stops recursive schemas from nesting forever.
+// streamgenSampleEmpty sets every field of the Empty it returns to a
+// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleEmpty(depth int) Empty {
-	v := Empty{}
-	return v
+	return Empty{}
 }
 
-// TestRoundTripEmpty checks that a zero and a fully populated Empty decode to
-// what was encoded, re-encode to the same bytes, and that every truncation of
-// the encoding fails with an error instead of a panic.
-func TestRoundTripEmpty(t *testing.T) {
-	cases := []Empty{{}, streamgenSampleEmpty(0)}
-	for i := range cases {
-		want := &cases[i]
-		b := want.AppendMsg(nil)
-		var got Empty
-		rest, err := got.UnmarshalMsg(b)
-		if err != nil {
-			t.Fatalf("case %d: UnmarshalMsg: %v", i, err)
-		}
-		if len(rest) != 0 {
-			t.Fatalf("case %d: %d bytes left over", i, len(rest))
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("case %d: round trip changed the record:\n got %+v\nwant %+v", i, got, *want)
-		}
-		if b2 := got.AppendMsg(nil); !bytes.Equal(b, b2) {
-			t.Fatalf("case %d: re-encoding differs:\n% x\n% x", i, b, b2)
-		}
-		for n := 0; n < len(b); n++ {
-			var x Empty
-			if _, err := x.UnmarshalMsg(b[:n]); err == nil {
-				t.Fatalf("case %d: truncated to %d of %d bytes, decoded without error", i, n, len(b))
-			}
-		}
-	}
-}
-
-// FuzzEmptyDecode checks that UnmarshalMsg never panics, fails only with a
-// serdes decode error, and that what it accepts re-encodes stably.
-func FuzzEmptyDecode(f *testing.F) {
-	f.Add((&Empty{}).AppendMsg(nil))
-	sample := streamgenSampleEmpty(0)
-	f.Add(sample.AppendMsg(nil))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var v Empty
-		if _, err := v.UnmarshalMsg(b); err != nil {
-			if !errors.Is(err, serdes.ErrDecode) {
-				t.Fatalf("error %v is not a serdes decode error", err)
-			}
-			return
-		}
-		b2 := v.AppendMsg(nil)
-		var v2 Empty
-		rest, err := v2.UnmarshalMsg(b2)
-		if err != nil || len(rest) != 0 {
-			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
-		}
-		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
-			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
-		}
-	})
-}
-
-// BenchmarkMarshalEmpty measures AppendMsg into a reused buffer (0 allocs).
-func BenchmarkMarshalEmpty(b *testing.B) {
-	v := streamgenSampleEmpty(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = v.AppendMsg(buf[:0])
-	}
-}
-
-// BenchmarkUnmarshalEmpty measures UnmarshalMsg of a fully populated Empty.
-func BenchmarkUnmarshalEmpty(b *testing.B) {
-	v := streamgenSampleEmpty(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	var out Empty
-	for b.Loop() {
-		if _, err := out.UnmarshalMsg(buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// streamgenSampleEverything returns a Everything with every field set to a distinct non-zero value;
-// depth stops recursive schemas from nesting forever.
+// streamgenSampleEverything sets every field of the Everything it returns to a
+// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleEverything(depth int) Everything {
 	v := Everything{S: "s10-héllo", Raw: []byte("b20"), Flag: true, I32: -40007, I64: 1099511627826, U32: 4000000060, U64: 9223372036854775878, F32: 80.5, F64: -90.25, At: time.UnixMilli(1700000000100).UTC(), Took: 110 * time.Second, Status: StatusPaidLate, Leaf: streamgenSampleLeaf(depth + 1), OptS: streamgenPtr[string]("s140-héllo"), OptI: streamgenPtr[int32](-150007), OptList: []string{"s170-héllo", "s171-héllo"}, OptMap: map[string]float64{
 		"a":  -180.25,
@@ -142,179 +56,14 @@ func streamgenSampleEverything(depth int) Everything {
 	return v
 }
 
-// TestRoundTripEverything checks that a zero and a fully populated Everything decode to
-// what was encoded, re-encode to the same bytes, and that every truncation of
-// the encoding fails with an error instead of a panic.
-func TestRoundTripEverything(t *testing.T) {
-	cases := []Everything{{}, streamgenSampleEverything(0)}
-	for i := range cases {
-		want := &cases[i]
-		b := want.AppendMsg(nil)
-		var got Everything
-		rest, err := got.UnmarshalMsg(b)
-		if err != nil {
-			t.Fatalf("case %d: UnmarshalMsg: %v", i, err)
-		}
-		if len(rest) != 0 {
-			t.Fatalf("case %d: %d bytes left over", i, len(rest))
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("case %d: round trip changed the record:\n got %+v\nwant %+v", i, got, *want)
-		}
-		if b2 := got.AppendMsg(nil); !bytes.Equal(b, b2) {
-			t.Fatalf("case %d: re-encoding differs:\n% x\n% x", i, b, b2)
-		}
-		for n := 0; n < len(b); n++ {
-			var x Everything
-			if _, err := x.UnmarshalMsg(b[:n]); err == nil {
-				t.Fatalf("case %d: truncated to %d of %d bytes, decoded without error", i, n, len(b))
-			}
-		}
-	}
-}
-
-// FuzzEverythingDecode checks that UnmarshalMsg never panics, fails only with a
-// serdes decode error, and that what it accepts re-encodes stably.
-func FuzzEverythingDecode(f *testing.F) {
-	f.Add((&Everything{}).AppendMsg(nil))
-	sample := streamgenSampleEverything(0)
-	f.Add(sample.AppendMsg(nil))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var v Everything
-		if _, err := v.UnmarshalMsg(b); err != nil {
-			if !errors.Is(err, serdes.ErrDecode) {
-				t.Fatalf("error %v is not a serdes decode error", err)
-			}
-			return
-		}
-		b2 := v.AppendMsg(nil)
-		var v2 Everything
-		rest, err := v2.UnmarshalMsg(b2)
-		if err != nil || len(rest) != 0 {
-			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
-		}
-		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
-			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
-		}
-	})
-}
-
-// BenchmarkMarshalEverything measures AppendMsg into a reused buffer (0 allocs).
-func BenchmarkMarshalEverything(b *testing.B) {
-	v := streamgenSampleEverything(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = v.AppendMsg(buf[:0])
-	}
-}
-
-// BenchmarkUnmarshalEverything measures UnmarshalMsg of a fully populated Everything.
-func BenchmarkUnmarshalEverything(b *testing.B) {
-	v := streamgenSampleEverything(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	var out Everything
-	for b.Loop() {
-		if _, err := out.UnmarshalMsg(buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// streamgenSampleLeaf returns a Leaf with every field set to a distinct non-zero value;
-// depth stops recursive schemas from nesting forever.
+// streamgenSampleLeaf sets every field of the Leaf it returns to a
+// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleLeaf(depth int) Leaf {
-	v := Leaf{Name: "s10-héllo"}
-	return v
+	return Leaf{Name: "s10-héllo"}
 }
 
-// TestRoundTripLeaf checks that a zero and a fully populated Leaf decode to
-// what was encoded, re-encode to the same bytes, and that every truncation of
-// the encoding fails with an error instead of a panic.
-func TestRoundTripLeaf(t *testing.T) {
-	cases := []Leaf{{}, streamgenSampleLeaf(0)}
-	for i := range cases {
-		want := &cases[i]
-		b := want.AppendMsg(nil)
-		var got Leaf
-		rest, err := got.UnmarshalMsg(b)
-		if err != nil {
-			t.Fatalf("case %d: UnmarshalMsg: %v", i, err)
-		}
-		if len(rest) != 0 {
-			t.Fatalf("case %d: %d bytes left over", i, len(rest))
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("case %d: round trip changed the record:\n got %+v\nwant %+v", i, got, *want)
-		}
-		if b2 := got.AppendMsg(nil); !bytes.Equal(b, b2) {
-			t.Fatalf("case %d: re-encoding differs:\n% x\n% x", i, b, b2)
-		}
-		for n := 0; n < len(b); n++ {
-			var x Leaf
-			if _, err := x.UnmarshalMsg(b[:n]); err == nil {
-				t.Fatalf("case %d: truncated to %d of %d bytes, decoded without error", i, n, len(b))
-			}
-		}
-	}
-}
-
-// FuzzLeafDecode checks that UnmarshalMsg never panics, fails only with a
-// serdes decode error, and that what it accepts re-encodes stably.
-func FuzzLeafDecode(f *testing.F) {
-	f.Add((&Leaf{}).AppendMsg(nil))
-	sample := streamgenSampleLeaf(0)
-	f.Add(sample.AppendMsg(nil))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var v Leaf
-		if _, err := v.UnmarshalMsg(b); err != nil {
-			if !errors.Is(err, serdes.ErrDecode) {
-				t.Fatalf("error %v is not a serdes decode error", err)
-			}
-			return
-		}
-		b2 := v.AppendMsg(nil)
-		var v2 Leaf
-		rest, err := v2.UnmarshalMsg(b2)
-		if err != nil || len(rest) != 0 {
-			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
-		}
-		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
-			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
-		}
-	})
-}
-
-// BenchmarkMarshalLeaf measures AppendMsg into a reused buffer (0 allocs).
-func BenchmarkMarshalLeaf(b *testing.B) {
-	v := streamgenSampleLeaf(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = v.AppendMsg(buf[:0])
-	}
-}
-
-// BenchmarkUnmarshalLeaf measures UnmarshalMsg of a fully populated Leaf.
-func BenchmarkUnmarshalLeaf(b *testing.B) {
-	v := streamgenSampleLeaf(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	var out Leaf
-	for b.Loop() {
-		if _, err := out.UnmarshalMsg(buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// streamgenSampleNode returns a Node with every field set to a distinct non-zero value;
-// depth stops recursive schemas from nesting forever.
+// streamgenSampleNode sets every field of the Node it returns to a
+// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleNode(depth int) Node {
 	v := Node{Value: 1099511627786}
 	if depth < 2 {
@@ -328,84 +77,49 @@ func streamgenSampleNode(depth int) Node {
 	return v
 }
 
-// TestRoundTripNode checks that a zero and a fully populated Node decode to
-// what was encoded, re-encode to the same bytes, and that every truncation of
-// the encoding fails with an error instead of a panic.
-func TestRoundTripNode(t *testing.T) {
-	cases := []Node{{}, streamgenSampleNode(0)}
-	for i := range cases {
-		want := &cases[i]
-		b := want.AppendMsg(nil)
-		var got Node
-		rest, err := got.UnmarshalMsg(b)
-		if err != nil {
-			t.Fatalf("case %d: UnmarshalMsg: %v", i, err)
-		}
-		if len(rest) != 0 {
-			t.Fatalf("case %d: %d bytes left over", i, len(rest))
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("case %d: round trip changed the record:\n got %+v\nwant %+v", i, got, *want)
-		}
-		if b2 := got.AppendMsg(nil); !bytes.Equal(b, b2) {
-			t.Fatalf("case %d: re-encoding differs:\n% x\n% x", i, b, b2)
-		}
-		for n := 0; n < len(b); n++ {
-			var x Node
-			if _, err := x.UnmarshalMsg(b[:n]); err == nil {
-				t.Fatalf("case %d: truncated to %d of %d bytes, decoded without error", i, n, len(b))
-			}
-		}
-	}
+// TestStreamgenRoundTrip checks the serde of every record (serdestest.RoundTrip): a
+// zero and a sample value decode to what was encoded and re-encode to the same bytes,
+// and every truncation of their encoding fails with an error instead of a panic.
+func TestStreamgenRoundTrip(t *testing.T) {
+	serdestest.RoundTrip(t, Empty{}, streamgenSampleEmpty(0))
+	serdestest.RoundTrip(t, Everything{}, streamgenSampleEverything(0))
+	serdestest.RoundTrip(t, Leaf{}, streamgenSampleLeaf(0))
+	serdestest.RoundTrip(t, Node{}, streamgenSampleNode(0))
 }
 
-// FuzzNodeDecode checks that UnmarshalMsg never panics, fails only with a
-// serdes decode error, and that what it accepts re-encodes stably.
+// FuzzEmptyDecode fuzzes the decoder of Empty (serdestest.FuzzDecode).
+func FuzzEmptyDecode(f *testing.F) {
+	serdestest.FuzzDecode(f, Empty{}, streamgenSampleEmpty(0))
+}
+
+// FuzzEverythingDecode fuzzes the decoder of Everything (serdestest.FuzzDecode).
+func FuzzEverythingDecode(f *testing.F) {
+	serdestest.FuzzDecode(f, Everything{}, streamgenSampleEverything(0))
+}
+
+// FuzzLeafDecode fuzzes the decoder of Leaf (serdestest.FuzzDecode).
+func FuzzLeafDecode(f *testing.F) {
+	serdestest.FuzzDecode(f, Leaf{}, streamgenSampleLeaf(0))
+}
+
+// FuzzNodeDecode fuzzes the decoder of Node (serdestest.FuzzDecode).
 func FuzzNodeDecode(f *testing.F) {
-	f.Add((&Node{}).AppendMsg(nil))
-	sample := streamgenSampleNode(0)
-	f.Add(sample.AppendMsg(nil))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var v Node
-		if _, err := v.UnmarshalMsg(b); err != nil {
-			if !errors.Is(err, serdes.ErrDecode) {
-				t.Fatalf("error %v is not a serdes decode error", err)
-			}
-			return
-		}
-		b2 := v.AppendMsg(nil)
-		var v2 Node
-		rest, err := v2.UnmarshalMsg(b2)
-		if err != nil || len(rest) != 0 {
-			t.Fatalf("re-decoding % x (from % x): %v, %d bytes left", b2, b, err, len(rest))
-		}
-		if b3 := v2.AppendMsg(nil); !bytes.Equal(b2, b3) {
-			t.Fatalf("encoding is not stable:\n% x\n% x", b2, b3)
-		}
-	})
+	serdestest.FuzzDecode(f, Node{}, streamgenSampleNode(0))
 }
 
-// BenchmarkMarshalNode measures AppendMsg into a reused buffer (0 allocs).
-func BenchmarkMarshalNode(b *testing.B) {
-	v := streamgenSampleNode(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = v.AppendMsg(buf[:0])
-	}
+// BenchmarkStreamgenMarshal measures AppendMsg of each record's sample into a reused
+// buffer (0 allocs).
+func BenchmarkStreamgenMarshal(b *testing.B) {
+	serdestest.BenchmarkMarshal(b, streamgenSampleEmpty(0))
+	serdestest.BenchmarkMarshal(b, streamgenSampleEverything(0))
+	serdestest.BenchmarkMarshal(b, streamgenSampleLeaf(0))
+	serdestest.BenchmarkMarshal(b, streamgenSampleNode(0))
 }
 
-// BenchmarkUnmarshalNode measures UnmarshalMsg of a fully populated Node.
-func BenchmarkUnmarshalNode(b *testing.B) {
-	v := streamgenSampleNode(0)
-	buf := v.AppendMsg(nil)
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	var out Node
-	for b.Loop() {
-		if _, err := out.UnmarshalMsg(buf); err != nil {
-			b.Fatal(err)
-		}
-	}
+// BenchmarkStreamgenUnmarshal measures UnmarshalMsg of each record's sample.
+func BenchmarkStreamgenUnmarshal(b *testing.B) {
+	serdestest.BenchmarkUnmarshal(b, streamgenSampleEmpty(0))
+	serdestest.BenchmarkUnmarshal(b, streamgenSampleEverything(0))
+	serdestest.BenchmarkUnmarshal(b, streamgenSampleLeaf(0))
+	serdestest.BenchmarkUnmarshal(b, streamgenSampleNode(0))
 }
