@@ -1,6 +1,7 @@
 // Package sgapp is the command line of a generated application: the
-// standard commands every streamgen binary has (run, replay, describe).
-// Generated code fills an App and calls Main.
+// standard commands every streamgen binary has (replay, describe, and run,
+// which package sgrun provides through App.Run). Generated code fills an
+// App and calls Main. sgapp links no Kafka client.
 package sgapp
 
 import (
