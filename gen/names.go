@@ -22,6 +22,7 @@ const (
 	pathSgstate  = modulePath + "/runtime/sgstate"
 	pathSgapp    = modulePath + "/runtime/sgapp"
 	pathSgkafka  = modulePath + "/runtime/sgkafka"
+	pathSgrun    = modulePath + "/runtime/sgrun"
 	pathSgreplay = modulePath + "/runtime/sgreplay"
 	pathSgquery  = modulePath + "/runtime/sgquery"
 )
@@ -37,6 +38,7 @@ var importNames = map[string]string{
 	pathSgstate:  "sgstate",
 	pathSgapp:    "sgapp",
 	pathSgkafka:  "sgkafka",
+	pathSgrun:    "sgrun",
 	pathSgreplay: "sgreplay",
 	pathSgquery:  "sgquery",
 }

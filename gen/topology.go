@@ -1013,7 +1013,7 @@ func (g *topoGen) emitApp() {
 		jen.Id("Deserialization"): policyLit(app.OnDeserializationError),
 		jen.Id("Processing"):      policyLit(app.OnProcessingError),
 		jen.Id("InvalidTime"):     timestampPolicyLit(app.InvalidTimestamp),
-		jen.Id("Run"):             jen.Qual(pathSgkafka, "Run"),
+		jen.Id("Run"):             jen.Qual(pathSgrun, "Run"),
 	}
 	if app.CommitInterval != 0 {
 		d[jen.Id("CommitInterval")] = durationLit(app.CommitInterval)

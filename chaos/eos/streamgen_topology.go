@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"math"
@@ -94,7 +94,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("eos-cnt", serdes.String, serdes.Int64), sgreplay.Topic("eos-data", serdes.String, serdes.Int32), sgreplay.Topic("eos-echo", serdes.String, serdes.Int32), sgreplay.Topic("eos-max", serdes.String, serdes.Int32), sgreplay.Topic("eos-min", serdes.String, serdes.Int32), sgreplay.Topic("eos-sum", serdes.String, serdes.Int64)},
 	}

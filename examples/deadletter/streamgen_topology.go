@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -53,7 +53,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampDeadLetter,
 		Processing:      sgstream.PolicyDeadLetter,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},
 	}
 }

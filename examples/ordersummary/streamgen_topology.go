@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -85,7 +85,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
 	}

@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -121,7 +121,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final-counts", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping-counts", serdes.String, serdes.Int64, false, 5*time.Minute), sgreplay.WindowedTopic("session-counts", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding-counts", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling-counts", serdes.String, serdes.Int64, false, time.Minute)},
 	}

@@ -5,8 +5,8 @@ package full
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
@@ -300,7 +300,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampSkip,
 		Processing:      sgstream.PolicyContinue,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("countries", serdes.String, serdes.Msgpack[Country]()), sgreplay.Topic("counts", serdes.String, serdes.Int64), sgreplay.Topic("dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("paid", serdes.String, serdes.String), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}

@@ -5,8 +5,8 @@ package hostiledocs
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -41,7 +41,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("in.notes_-x", serdes.String, serdes.Msgpack[Note]()), sgreplay.Topic("out.notes_-x", serdes.String, serdes.Msgpack[Note]())},
 	}
 }

@@ -11,12 +11,20 @@ import (
 const module = "github.com/streamgen/streamgen"
 
 type pkg struct {
-	ImportPath string
-	Deps       []string
-	Imports    []string
+	ImportPath   string
+	Deps         []string
+	Imports      []string
+	TestImports  []string // of the package's in-package tests
+	XTestImports []string // of its external (_test package) tests
 }
 
-// listPackages runs `go list -deps -json` over the module.
+// allImports are the package's imports and its tests'.
+func (p pkg) allImports() []string {
+	return append(append(append([]string(nil), p.Imports...), p.TestImports...), p.XTestImports...)
+}
+
+// listPackages runs `go list -json` over the module (Deps is filled
+// without -deps).
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json", module+"/...")

@@ -1,6 +1,7 @@
 // Package sgapp is the command line of a generated application: the
-// standard commands every streamgen binary has (run, replay, describe).
-// Generated code fills an App and calls Main.
+// standard commands every streamgen binary has (replay, describe, and run,
+// which package sgrun provides through App.Run). Generated code fills an
+// App and calls Main. sgapp links no Kafka client.
 package sgapp
 
 import (
@@ -43,8 +44,10 @@ type App struct {
 	// OnStart are the spec's app.on_start functions: run once by `run`
 	// before processing starts.
 	OnStart []func(ctx context.Context) error
-	// Run starts the application on Kafka; it is set by the engine package
-	// the generated main links (nil in builds without an engine).
+	// Run starts the application on Kafka: generated code sets sgrun.Run,
+	// the run command (nil in builds without an engine). It is injected so
+	// that sgapp, and the replay and describe commands, link no Kafka
+	// client.
 	Run func(app *App, args []string, stdout, stderr io.Writer) int
 }
 

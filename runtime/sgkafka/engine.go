@@ -1,5 +1,9 @@
-// Package sgkafka runs a streamgen topology on Kafka: the engine behind a
-// generated binary's `run` command.
+// Package sgkafka runs a streamgen topology on Kafka: the engine library
+// (Engine, Config) behind a generated binary's `run` command. The command
+// itself (flags, environment, signals, TLS and SASL files, the embedded
+// broker) is package sgrun; this package parses no flags and does not link
+// the embedded broker, so an application that embeds the engine gets only
+// the engine.
 //
 // The engine follows Kafka Streams' model: one task per (sub-topology,
 // partition), tasks spread over group members (workers) by a co-partition
@@ -33,86 +37,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// Processing guarantees.
-const (
-	AtLeastOnce   = "at_least_once"
-	ExactlyOnceV2 = "exactly_once_v2"
-)
-
-// ErrConfig is matched by errors.Is for configuration and topic setup
-// errors (missing topics, mismatched internal topics, bad flags).
-var ErrConfig = errors.New("streamgen: configuration error")
-
-// Config configures an Engine.
-type Config struct {
-	// Brokers are the seed brokers.
-	Brokers []string
-	// OnStart functions run once, in order, after the topics are checked
-	// and global tables are caught up, before any task processes a record
-	// (the spec's app.on_start, Faust's @app.task). An error stops the run.
-	OnStart []func(ctx context.Context) error
-	// ApplicationID is the consumer group and the prefix of internal
-	// topics (default: the topology's app id).
-	ApplicationID string
-	// StateDir holds the tasks' Pebble stores (default:
-	// os.TempDir()/streamgen/<application id>).
-	StateDir string
-	// Guarantee is AtLeastOnce (default) or ExactlyOnceV2.
-	Guarantee string
-	// CommitInterval (default 30 s at least once, 100 ms exactly once).
-	CommitInterval time.Duration
-	// CacheMaxBytes is the record cache of the instance, split evenly over
-	// its tasks (Kafka Streams' statestore.cache.max.bytes); 0 disables it.
-	CacheMaxBytes int64
-	// Workers is the number of stream threads (group members) (default 1).
-	Workers int
-	// GroupInstanceID makes the workers static group members (Kafka's
-	// group.instance.id): a member restarted under the same id within the
-	// session timeout gets its partitions back without a rebalance, and a
-	// static member does not leave the group when it stops. With several
-	// workers, worker i uses <id>-<i>. Empty: dynamic members.
-	GroupInstanceID string
-	// SessionTimeout is how long the group waits for a silent member
-	// before it rebalances its partitions away (default 45 s, Kafka's).
-	SessionTimeout time.Duration
-	// QueryAddr is the address (host:port) of this instance's interactive
-	// query endpoint, advertised to the other instances in the group
-	// metadata so they can forward queries for keys held here (Kafka
-	// Streams' application.server). Empty: none.
-	QueryAddr string
-	// Logger receives the engine's logs (default: discard).
-	Logger *slog.Logger
-	// ClientOpts are extra franz-go options for every client (TLS, SASL).
-	ClientOpts []kgo.Opt
-	// Pebble tunes the persistent stores (nil: defaults).
-	Pebble *sgstate.PebbleOptions
-	// Metrics, when set, receives the engine's metrics and those of its
-	// Kafka clients (metrics.go); NewMetricsRegistry makes one.
-	Metrics prometheus.Registerer
-
-	Deserialization sgstream.Policy
-	Processing      sgstream.Policy
-	DeadLetterTopic string
-	InvalidTime     sgstream.TimestampPolicy
-
-	// IdleExit stops the engine (cleanly) once it is running and no record
-	// arrived for this long; 0 runs until the context ends.
-	IdleExit time.Duration
-	// ReplicationFactor of created internal topics (default -1: the
-	// broker's default).
-	ReplicationFactor int16
-	// MaxPollRecords bounds one poll (default 5000).
-	MaxPollRecords int
-
-	// hooks are fault-injection points for tests.
-	hooks hooks
-}
 
 // hooks let tests inject failures at the points that matter for
 // exactly-once: after the transaction's records are flushed but before it
@@ -204,44 +131,13 @@ type Engine struct {
 	iq iqState // interactive queries (query.go)
 }
 
-// New creates an engine for tp. It does not contact Kafka.
+// New creates an engine for tp. It does not contact Kafka. It applies
+// cfg's defaults (EnsureDefaults) and rejects a configuration that Validate
+// finds wrong, naming every problem.
 func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
-	if len(cfg.Brokers) == 0 {
-		return nil, fmt.Errorf("%w: no brokers (set --brokers or STREAMGEN_BROKERS)", ErrConfig)
-	}
-	if cfg.ApplicationID == "" {
-		cfg.ApplicationID = tp.AppID()
-	}
-	switch cfg.Guarantee {
-	case "":
-		cfg.Guarantee = AtLeastOnce
-	case AtLeastOnce, ExactlyOnceV2:
-	default:
-		return nil, fmt.Errorf("%w: guarantee %q: want %s or %s", ErrConfig, cfg.Guarantee, AtLeastOnce, ExactlyOnceV2)
-	}
-	if cfg.CommitInterval <= 0 {
-		cfg.CommitInterval = 30 * time.Second
-		if cfg.Guarantee == ExactlyOnceV2 {
-			cfg.CommitInterval = 100 * time.Millisecond
-		}
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 1
-	}
-	if cfg.StateDir == "" {
-		cfg.StateDir = DefaultStateDir(cfg.ApplicationID)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if err := cfg.checkPolicies(); err != nil {
+	cfg.EnsureDefaults(tp.AppID())
+	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.ReplicationFactor == 0 {
-		cfg.ReplicationFactor = -1
-	}
-	if cfg.MaxPollRecords <= 0 {
-		cfg.MaxPollRecords = 5000
 	}
 	if cfg.ApplicationID != tp.AppID() {
 		// Internal topic names are derived from the builder's app id, so
@@ -257,6 +153,9 @@ func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// Config is the engine's configuration with its defaults applied.
+func (e *Engine) Config() Config { return e.cfg }
 
 // DefaultStateDir is the state directory used when none is configured.
 func DefaultStateDir(appID string) string {

@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgquery"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -306,23 +303,9 @@ func (e *Engine) routeTable(ctx context.Context) (*routeTable, error) {
 	return rt, nil
 }
 
-// queryFlags are the run command's interactive-query flags.
-type queryFlags struct {
-	addr, advertise string
-	redirect        bool
-}
-
-func addQueryFlags(fs *flag.FlagSet) *queryFlags {
-	q := &queryFlags{}
-	fs.StringVar(&q.addr, "query-addr", env("QUERY_ADDR", ""), "serve interactive queries over HTTP on host:port, e.g. 127.0.0.1:8080 (env STREAMGEN_QUERY_ADDR; default: off)")
-	fs.StringVar(&q.advertise, "advertise-addr", env("ADVERTISE_ADDR", ""), "host:port other instances reach this instance's query endpoint at (env STREAMGEN_ADVERTISE_ADDR; default: --query-addr, with this host's name for an unspecified host)")
-	redirect, _ := strconv.ParseBool(env("QUERY_REDIRECT", "false"))
-	fs.BoolVar(&q.redirect, "query-redirect", redirect, "answer a key owned by another instance with a 307 redirect instead of forwarding the request (env STREAMGEN_QUERY_REDIRECT)")
-	return q
-}
-
-// queryServer is the run command's HTTP endpoint of interactive queries.
-type queryServer struct {
+// QueryServer is an HTTP endpoint serving a running engine's interactive
+// queries (package sgquery's handler), the one behind `run --query-addr`.
+type QueryServer struct {
 	ln         net.Listener
 	advertised string
 	redirect   bool
@@ -331,28 +314,32 @@ type queryServer struct {
 	done       chan struct{}
 }
 
-// listenQueries binds the query endpoint, before the engine exists, so the
-// address it advertises to the group has the real port (:0 picks one).
-// It returns nil without --query-addr.
-func listenQueries(q *queryFlags, logger *slog.Logger) (*queryServer, error) {
-	if q == nil || q.addr == "" {
-		if q != nil && q.advertise != "" {
+// ListenQueries binds the query endpoint on addr, before the engine exists,
+// so the address it advertises to the group (Config.QueryAddr, from Addr)
+// has the real port (:0 picks one). advertise is the host:port other
+// instances reach it at (default: addr, with this host's name for an
+// unspecified host); redirect answers keys held elsewhere with a 307
+// instead of forwarding. It returns nil for an empty addr. Errors name the
+// run command's flags, which set these.
+func ListenQueries(addr, advertise string, redirect bool, logger *slog.Logger) (*QueryServer, error) {
+	if addr == "" {
+		if advertise != "" {
 			return nil, fmt.Errorf("streamgen: run: --advertise-addr needs --query-addr")
 		}
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", q.addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("streamgen: run: --query-addr: %w", err)
 	}
-	adv := q.advertise
+	adv := advertise
 	if adv == "" {
-		host, _, _ := net.SplitHostPort(q.addr)
+		host, _, _ := net.SplitHostPort(addr)
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
 		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 			if host, err = os.Hostname(); err != nil {
 				ln.Close()
-				return nil, fmt.Errorf("streamgen: run: --query-addr %s listens on every interface: set --advertise-addr (host name: %v)", q.addr, err)
+				return nil, fmt.Errorf("streamgen: run: --query-addr %s listens on every interface: set --advertise-addr (host name: %v)", addr, err)
 			}
 		}
 		adv = net.JoinHostPort(host, port)
@@ -360,19 +347,19 @@ func listenQueries(q *queryFlags, logger *slog.Logger) (*queryServer, error) {
 		ln.Close()
 		return nil, fmt.Errorf("streamgen: run: --advertise-addr %q: want host:port", adv)
 	}
-	return &queryServer{ln: ln, advertised: adv, redirect: q.redirect, log: logger}, nil
+	return &QueryServer{ln: ln, advertised: adv, redirect: redirect, log: logger}, nil
 }
 
-// addr is the advertised address ("" for a nil server).
-func (s *queryServer) addr() string {
+// Addr is the advertised address ("" for a nil server).
+func (s *QueryServer) Addr() string {
 	if s == nil {
 		return ""
 	}
 	return s.advertised
 }
 
-// start serves the app's queryable stores from e.
-func (s *queryServer) start(e *Engine, app *sgapp.App) {
+// Start serves stores from e (nothing for a nil server).
+func (s *QueryServer) Start(e *Engine, stores []sgquery.Store) {
 	if s == nil {
 		return
 	}
@@ -380,9 +367,9 @@ func (s *queryServer) start(e *Engine, app *sgapp.App) {
 	if s.redirect {
 		opts = append(opts, sgquery.Redirect())
 	}
-	s.srv = &http.Server{Handler: sgquery.NewHandler(e, app.Stores, opts...), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: sgquery.NewHandler(e, stores, opts...), ReadHeaderTimeout: 10 * time.Second}
 	s.done = make(chan struct{})
-	s.log.Info("serving interactive queries", "listen", s.ln.Addr().String(), "advertised", s.advertised, "stores", len(app.Stores))
+	s.log.Info("serving interactive queries", "listen", s.ln.Addr().String(), "advertised", s.advertised, "stores", len(stores))
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -391,8 +378,8 @@ func (s *queryServer) start(e *Engine, app *sgapp.App) {
 	}()
 }
 
-// stop closes the endpoint (or just the listener if it never started).
-func (s *queryServer) stop() {
+// Stop closes the endpoint (or just the listener if it never started).
+func (s *QueryServer) Stop() {
 	if s == nil {
 		return
 	}

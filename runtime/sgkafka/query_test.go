@@ -38,7 +38,7 @@ func iqApp() *sgapp.App {
 
 type iqInstance struct {
 	e    *Engine
-	qs   *queryServer
+	qs   *QueryServer
 	base string
 	done chan error
 }
@@ -47,19 +47,19 @@ type iqInstance struct {
 // endpoint serves before the engine runs, as in the run command.
 func startIQ(t *testing.T, tp *sgstream.Topology, cfg Config, beforeRun func(base string)) *iqInstance {
 	t.Helper()
-	qs, err := listenQueries(&queryFlags{addr: "127.0.0.1:0"}, testLogger(t))
+	qs, err := ListenQueries("127.0.0.1:0", "", false, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.QueryAddr = qs.addr()
+	cfg.QueryAddr = qs.Addr()
 	cfg.StateDir = t.TempDir()
 	cfg.Logger = testLogger(t)
 	e, err := New(tp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs.start(e, iqApp())
-	in := &iqInstance{e: e, qs: qs, base: "http://" + qs.addr(), done: make(chan error, 1)}
+	qs.Start(e, iqApp().Stores)
+	in := &iqInstance{e: e, qs: qs, base: "http://" + qs.Addr(), done: make(chan error, 1)}
 	if beforeRun != nil {
 		beforeRun(in.base)
 	}
@@ -72,7 +72,7 @@ func startIQ(t *testing.T, tp *sgstream.Topology, cfg Config, beforeRun func(bas
 		case <-time.After(60 * time.Second):
 			t.Error("engine did not stop")
 		}
-		qs.stop()
+		qs.Stop()
 	})
 	return in
 }
@@ -215,7 +215,7 @@ func TestInteractiveQueriesAcrossTwoInstances(t *testing.T) {
 				if err != nil || !found || v != count {
 					t.Fatalf("typed Get(%d) on its owner = %d %v %v, want %d", k, v, found, err, count)
 				}
-			} else if md.Owner.Addr != b.qs.addr() || err == nil {
+			} else if md.Owner.Addr != b.qs.Addr() || err == nil {
 				t.Fatalf("typed Get(%d) held by the other instance: metadata %+v, error %v", k, md, err)
 			}
 		}

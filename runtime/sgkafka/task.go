@@ -263,15 +263,6 @@ func (tk *task) checkpoint() map[string]int64 {
 	return cp
 }
 
-func (tk *task) buffered() bool {
-	for _, q := range tk.queues {
-		if !q.empty() {
-			return true
-		}
-	}
-	return false
-}
-
 // next picks the buffered record with the smallest head timestamp across
 // the task's partitions (Kafka Streams' PartitionGroup with
 // max.task.idle.ms=0: only partitions with buffered records compete).
@@ -309,12 +300,6 @@ func (tk *task) next(force bool) *kgo.Record {
 	best.recs[best.head] = nil
 	best.head++
 	return r
-}
-
-func (tk *task) clearQueues() {
-	for _, q := range tk.queues {
-		q.recs, q.head = nil, 0
-	}
 }
 
 // process runs buffered records through the task, in head-timestamp

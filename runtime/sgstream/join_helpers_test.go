@@ -127,13 +127,13 @@ func (d *jdrv) dropped() int64 {
 // Kafka's in-memory window store semantics (retainDuplicates), until the
 // built-in window stores land.
 func joinTestWindowStores() WindowStoreOpt {
-	return func(s *StoreSpec) {
+	return windowStoreOpt(func(s *StoreSpec) {
 		if s.Kind != WindowStore {
 			return
 		}
 		name, retention := s.Name, s.Retention.Milliseconds()
 		s.Custom = func() sgstate.Store { return newDupWindowStore(name, retention) }
-	}
+	})
 }
 
 // dupWindowStore is InMemoryWindowStore with retainDuplicates: observed

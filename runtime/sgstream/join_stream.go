@@ -85,7 +85,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		s := StoreSpec{Name: store, Kind: WindowStore, Logged: true, RetainDuplicates: true,
 			WindowSize: w.Size(), Retention: w.StoreRetention()}
 		for _, o := range opts {
-			o(&s)
+			o.applyStore(&s)
 		}
 		return s
 	}
@@ -95,7 +95,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	if kind != InnerJoin {
 		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
 		for _, o := range opts {
-			o(&s)
+			o.applyStore(&s)
 		}
 		b.AddStore(info, s)
 	}

@@ -242,20 +242,33 @@ func WindowedBySession[K, V any](g GroupedStream[K, V], name string, w SessionWi
 	return SessionWindowedStream[K, V]{Grouped: g, Name: name, Windows: w}
 }
 
-// WindowStoreOpt adjusts the store of a windowed aggregation.
-type WindowStoreOpt func(*StoreSpec)
+// WindowStoreOpt adjusts the store of a windowed aggregation or a
+// stream-stream join. It is sealed, as DriverOpt is: the constructors below
+// are the options there are.
+type WindowStoreOpt interface{ applyStore(*StoreSpec) }
+
+type windowStoreOpt func(*StoreSpec)
+
+func (f windowStoreOpt) applyStore(s *StoreSpec) { f(s) }
 
 // WindowStoreInMemory keeps the store in memory (Kafka's in-memory window
 // and session stores); it is rebuilt from the changelog on restart.
-func WindowStoreInMemory() WindowStoreOpt { return func(s *StoreSpec) { s.InMemory = true } }
+// Default: persistent (Pebble) under the engine, in memory in the test
+// driver without a state directory.
+func WindowStoreInMemory() WindowStoreOpt {
+	return windowStoreOpt(func(s *StoreSpec) { s.InMemory = true })
+}
 
-// WindowStoreNotLogged disables the changelog of the store.
-func WindowStoreNotLogged() WindowStoreOpt { return func(s *StoreSpec) { s.Logged = false } }
+// WindowStoreNotLogged disables the changelog of the store. Default:
+// logged.
+func WindowStoreNotLogged() WindowStoreOpt {
+	return windowStoreOpt(func(s *StoreSpec) { s.Logged = false })
+}
 
 // WindowStoreFingerprint sets the schema fingerprint checked when a
-// persistent store is reopened.
+// persistent store is reopened. Default: none (not checked).
 func WindowStoreFingerprint(fp string) WindowStoreOpt {
-	return func(s *StoreSpec) { s.Fingerprint = fp }
+	return windowStoreOpt(func(s *StoreSpec) { s.Fingerprint = fp })
 }
 
 // CountWindowed counts the records of each window (Kafka's

@@ -68,7 +68,7 @@ func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy,
 		a.spec.Retention += time.Duration(a.segment) * time.Millisecond
 	}
 	for _, o := range opts {
-		o(&a.spec)
+		o.applyStore(&a.spec)
 	}
 	return a
 }

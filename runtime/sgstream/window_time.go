@@ -59,7 +59,7 @@ func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw
 		a.spec.Retention += timeFirstRetentionSlack
 	}
 	for _, o := range opts {
-		o(&a.spec)
+		o.applyStore(&a.spec)
 	}
 	return a
 }

@@ -6,6 +6,12 @@
 // object of string values) and "partition". Keys and values are plain JSON for primitives,
 // objects keyed by the spec's field names for records, and null for a tombstone. A windowed
 // key is {"key": k, "start": ms, "end": ms}.
+//
+// It is deliberately a second reading of the format, not runtime/sgreplay: the suite judges
+// what a generated binary prints, and an oracle that shared the runtime's parser would agree
+// with that parser's bugs. It reads lines as plain JSON, with no codecs, and must not import
+// the runtime. runtime/sgreplay.Line is the one definition the runtime uses (the replay
+// command and run --input/--print).
 package replay
 
 import (

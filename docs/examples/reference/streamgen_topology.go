@@ -8,8 +8,8 @@ package main
 import (
 	"context"
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -75,7 +75,7 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		OnStart:         []func(context.Context) error{Announce},
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("orders-dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }

@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -76,7 +76,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.Topic("countries", serdes.String, serdes.String), sgreplay.Topic("enriched-clicks", serdes.String, serdes.Msgpack[Click]()), sgreplay.Topic("profiles", serdes.String, serdes.Msgpack[Profile]()), sgreplay.Topic("users-per-country", serdes.String, serdes.Int64)},
 	}

@@ -7,8 +7,8 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 	"os"
@@ -120,7 +120,7 @@ func NewApp() *sgapp.App {
 		ID:              AppID,
 		InvalidTime:     sgstream.TimestampFail,
 		Processing:      sgstream.PolicyFail,
-		Run:             sgkafka.Run,
+		Run:             sgrun.Run,
 		Stores:          queryStores(),
 		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping", serdes.String, serdes.Int64, false, 2*time.Minute), sgreplay.WindowedTopic("sessions", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling", serdes.String, serdes.Int64, false, time.Minute)},
 	}

@@ -1,18 +1,19 @@
-package sgkafka
+package sgrun
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -20,10 +21,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// createDeclaredTopics creates the spec's topics on the embedded broker:
-// every topic with a codec and every external topic of the topology, with
-// the topology's partition count (1 when the spec gives none).
-func createDeclaredTopics(ctx context.Context, brokers []string, app *sgapp.App, tp *sgstream.Topology) error {
+// The demo conveniences of the run command: `--embedded` runs against an
+// in-process broker, `--input` produces a replay-format file before the
+// engine starts, `--print` prints committed output as replay lines.
+
+// newEmbeddedCluster starts the in-process broker and returns its
+// addresses and its stop function. kfake.go sets it; a binary built with
+// the streamgen_nokfake tag leaves it nil and has no --embedded.
+var newEmbeddedCluster func() (addrs []string, stop func(), err error)
+
+// startEmbedded starts the embedded broker with the spec's topics created.
+func startEmbedded(ctx context.Context, app *sgapp.App, tp *sgstream.Topology, log *slog.Logger) (stop func(), addrs []string, err error) {
+	if newEmbeddedCluster == nil {
+		return nil, nil, fmt.Errorf("%w: --embedded: this binary was built without the embedded broker (tag streamgen_nokfake)", sgkafka.ErrConfig)
+	}
+	addrs, stop, err = newEmbeddedCluster()
+	if err != nil {
+		return nil, nil, fmt.Errorf("streamgen: embedded kafka: %w", err)
+	}
+	log.Info("embedded kafka started", "brokers", strings.Join(addrs, ","))
+	if err := sgkafka.CreateTopics(ctx, addrs, declaredTopics(app, tp)); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return stop, addrs, nil
+}
+
+// declaredTopics are the topics to create on the embedded broker: every
+// topic with a codec and every external topic of the topology, with the
+// topology's partition count (1 when the spec gives none), and the
+// dead-letter topic.
+func declaredTopics(app *sgapp.App, tp *sgstream.Topology) map[string]int {
 	want := map[string]int{}
 	for _, c := range app.Topics {
 		want[c.Name()] = 1
@@ -32,53 +60,21 @@ func createDeclaredTopics(ctx context.Context, brokers []string, app *sgapp.App,
 		if ts.Role != sgstream.TopicExternal && ts.Role != sgstream.TopicGlobal {
 			continue
 		}
-		n := ts.Partitions
-		if n <= 0 {
-			n = 1
-		}
-		want[ts.Name] = n
+		want[ts.Name] = max(ts.Partitions, 1)
 	}
 	if app.DeadLetterTopic != "" {
 		if _, ok := want[app.DeadLetterTopic]; !ok {
 			want[app.DeadLetterTopic] = 1
 		}
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.MetadataMinAge(100*time.Millisecond))
-	if err != nil {
-		return fmt.Errorf("streamgen: embedded kafka: %w", err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var names []string
-	for name, n := range want {
-		resp, err := adm.CreateTopic(ctx, int32(n), 1, nil, name)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			return fmt.Errorf("streamgen: embedded kafka: creating topic %q: %w", name, err)
-		}
-		names = append(names, name)
-	}
-	return waitTopics(ctx, adm, names)
-}
-
-// replayLine is the replay format's line (sgapp's replay command).
-type replayLine struct {
-	Topic     string            `json:"topic"`
-	Key       json.RawMessage   `json:"key"`
-	Value     json.RawMessage   `json:"value"`
-	Timestamp *int64            `json:"timestamp"`
-	Partition *int32            `json:"partition,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
+	return want
 }
 
 // produceInput produces the records of a replay-format file to their
 // topics, partitioned as Kafka's default partitioner would (or as the line
-// says), and waits until all are acknowledged.
-func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sgapp.App, tp *sgstream.Topology, path string) (int, error) {
+// says), and waits until all are acknowledged. Lines are read by
+// sgreplay.Parse, as the replay command reads them.
+func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sgapp.App, path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("streamgen: --input: %w", err)
@@ -89,23 +85,7 @@ func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sga
 		return 0, fmt.Errorf("streamgen: --input: %w", err)
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	parts := map[string]int32{}
-	partitionsOf := func(topic string) (int32, error) {
-		if n, ok := parts[topic]; ok {
-			return n, nil
-		}
-		md, err := adm.Metadata(ctx, topic)
-		if err != nil {
-			return 0, err
-		}
-		td, ok := md.Topics[topic]
-		if !ok || td.Err != nil || len(td.Partitions) == 0 {
-			return 0, fmt.Errorf("topic %q does not exist", topic)
-		}
-		parts[topic] = int32(len(td.Partitions))
-		return parts[topic], nil
-	}
+	partitionsOf := topicPartitions(ctx, kadm.NewClient(cl))
 	var (
 		mu      sync.Mutex
 		prodErr error
@@ -113,52 +93,14 @@ func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sga
 	)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
+	for lineNo := 1; sc.Scan(); lineNo++ {
 		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 {
 			continue
 		}
-		var l replayLine
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return n, fmt.Errorf("streamgen: --input %s:%d: not a replay record: %v", path, lineNo, err)
-		}
-		if l.Topic == "" || l.Timestamp == nil {
-			return n, fmt.Errorf("streamgen: --input %s:%d: a record needs \"topic\" and \"timestamp\"", path, lineNo)
-		}
-		c := app.Codec(l.Topic)
-		if c == nil {
-			return n, fmt.Errorf("streamgen: --input %s:%d: topic %q is not declared in the spec", path, lineNo, l.Topic)
-		}
-		k, v, err := c.EncodeJSON(l.Key, l.Value)
-		if err != nil {
-			return n, fmt.Errorf("streamgen: --input %s:%d: topic %q: %v", path, lineNo, l.Topic, err)
-		}
-		np, err := partitionsOf(l.Topic)
+		r, err := inputRecord(text, app, partitionsOf)
 		if err != nil {
 			return n, fmt.Errorf("streamgen: --input %s:%d: %v", path, lineNo, err)
-		}
-		var p int32
-		switch {
-		case l.Partition != nil:
-			p = *l.Partition
-			if p < 0 || p >= np {
-				return n, fmt.Errorf("streamgen: --input %s:%d: topic %q has %d partitions, record asks for partition %d", path, lineNo, l.Topic, np, p)
-			}
-		case k != nil:
-			p = sgpartition.Partition(k, np)
-		}
-		r := &kgo.Record{Topic: l.Topic, Partition: p, Key: k, Value: v, Timestamp: time.UnixMilli(*l.Timestamp)}
-		keys := make([]string, 0, len(l.Headers))
-		for h := range l.Headers {
-			keys = append(keys, h)
-		}
-		sort.Strings(keys)
-		for _, h := range keys {
-			r.Headers = append(r.Headers, kgo.RecordHeader{Key: h, Value: []byte(l.Headers[h])})
 		}
 		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 			if err != nil {
@@ -181,6 +123,57 @@ func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sga
 		return n, fmt.Errorf("streamgen: --input: producing: %w", prodErr)
 	}
 	return n, nil
+}
+
+// inputRecord turns one replay line into the record to produce, on the
+// partition the line names or Kafka's default partitioner picks.
+func inputRecord(text []byte, app *sgapp.App, partitionsOf func(topic string) (int32, error)) (*kgo.Record, error) {
+	rec, seq, err := sgreplay.Parse(text, app)
+	if err != nil {
+		return nil, err
+	}
+	if seq != nil {
+		return nil, fmt.Errorf("a sequence marker means nothing to --input (it is for the replay command)")
+	}
+	np, err := partitionsOf(rec.Topic)
+	if err != nil {
+		return nil, err
+	}
+	var p int32
+	switch {
+	case rec.Partition >= 0:
+		p = rec.Partition
+		if p >= np {
+			return nil, fmt.Errorf("topic %q has %d partitions, record asks for partition %d", rec.Topic, np, p)
+		}
+	case rec.Key != nil:
+		p = sgpartition.Partition(rec.Key, np)
+	}
+	r := &kgo.Record{Topic: rec.Topic, Partition: p, Key: rec.Key, Value: rec.Value, Timestamp: time.UnixMilli(rec.Timestamp)}
+	for _, h := range rec.Headers {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	return r, nil
+}
+
+// topicPartitions looks partition counts up once per topic.
+func topicPartitions(ctx context.Context, adm *kadm.Client) func(topic string) (int32, error) {
+	parts := map[string]int32{}
+	return func(topic string) (int32, error) {
+		if n, ok := parts[topic]; ok {
+			return n, nil
+		}
+		md, err := adm.Metadata(ctx, topic)
+		if err != nil {
+			return 0, err
+		}
+		td, ok := md.Topics[topic]
+		if !ok || td.Err != nil || len(td.Partitions) == 0 {
+			return 0, fmt.Errorf("topic %q does not exist", topic)
+		}
+		parts[topic] = int32(len(td.Partitions))
+		return parts[topic], nil
+	}
 }
 
 // printer prints the committed records of some topics as replay-format
@@ -269,7 +262,7 @@ func (p *printer) print(w io.Writer, r *kgo.Record) error {
 		return fmt.Errorf("streamgen: --print: decoding %q partition %d offset %d: %w", r.Topic, r.Partition, r.Offset, err)
 	}
 	ts := r.Timestamp.UnixMilli()
-	l := replayLine{Topic: r.Topic, Key: key, Value: value, Timestamp: &ts}
+	l := sgreplay.Line{Topic: r.Topic, Key: key, Value: value, Timestamp: &ts}
 	if p.multi[r.Topic] {
 		part := r.Partition
 		l.Partition = &part

@@ -1,4 +1,13 @@
-package sgkafka
+// Package sgrun is a generated binary's `run` command: its flags and
+// STREAMGEN_* environment, signals, TLS and SASL files, the CPU profile
+// switch, and the demo conveniences (`--embedded`: an in-process Kafka,
+// franz-go's kfake; `--input`; `--print`). It turns them into an
+// sgkafka.Config and runs the engine. Generated code sets App.Run = sgrun.Run.
+//
+// The engine library is package sgkafka, which neither parses flags nor
+// links kfake. See docs/operations.md ("The embedded broker") for what
+// linking kfake costs a binary and why it is kept.
+package sgrun
 
 import (
 	"context"
@@ -17,8 +26,8 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -26,23 +35,24 @@ import (
 
 // runFlags are the run command's settings.
 type runFlags struct {
-	brokers, appID, stateDir, guarantee string
-	commitInterval                      time.Duration
-	cacheBytes                          int64
-	workers                             int
-	groupInstanceID                     string
-	sessionTimeout                      time.Duration
-	tlsCA, tlsCert, tlsKey              string
-	saslMech, saslUser                  string
-	saslPass, saslPassFile              string
-	logLevel, logFormat                 string
-	embedded                            bool
-	input, print                        string
-	untilIdle                           time.Duration
-	metricsAddr                         string
-	query                               *queryFlags
-	policies                            *policyFlags
-	errorPolicies                       errorPolicies
+	brokers, appID, stateDir, guaranteeName string
+	guarantee                               sgkafka.Guarantee
+	commitInterval                          time.Duration
+	cacheBytes                              int64
+	workers                                 int
+	groupInstanceID                         string
+	sessionTimeout                          time.Duration
+	tlsCA, tlsCert, tlsKey                  string
+	saslMech, saslUser                      string
+	saslPass, saslPassFile                  string
+	logLevel, logFormat                     string
+	embedded                                bool
+	input, print                            string
+	untilIdle                               time.Duration
+	metricsAddr                             string
+	query                                   *queryFlags
+	policies                                *policyFlags
+	errorPolicies                           errorPolicies
 }
 
 // env returns the value of STREAMGEN_<name>, or def.
@@ -55,7 +65,7 @@ func env(name, def string) string {
 
 // Run is a generated binary's `run` command: it runs the application's
 // topology on Kafka until SIGINT/SIGTERM (then it commits, flushes, closes
-// and exits 0). Generated code sets App.Run = sgkafka.Run.
+// and exits 0). Generated code sets App.Run = sgrun.Run.
 func Run(app *sgapp.App, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -71,7 +81,7 @@ func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stde
 			code = 1
 		}
 	}()
-	f, fs, err := parseRunFlags(app, args, stderr)
+	f, err := parseRunFlags(app, args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -79,7 +89,6 @@ func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stde
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	_ = fs
 	logger, err := sgapp.Logger(stderr, f.logLevel, f.logFormat == "json")
 	if err != nil {
 		fmt.Fprintf(stderr, "streamgen: run: --log-level: %v\n", err)
@@ -92,23 +101,25 @@ func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stde
 	return 0
 }
 
-func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, *flag.FlagSet, error) {
+// parseRunFlags reads the run command's flags, with the environment and the
+// spec's settings as their defaults.
+func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &runFlags{}
 	guarantee := app.Guarantee
 	if guarantee == "" {
-		guarantee = AtLeastOnce
+		guarantee = sgkafka.AtLeastOnce.String()
 	}
 	fs.StringVar(&f.brokers, "brokers", env("BROKERS", ""), "comma-separated seed brokers (env STREAMGEN_BROKERS)")
 	fs.StringVar(&f.appID, "application-id", env("APPLICATION_ID", app.ID), "application id: consumer group and internal topic prefix (env STREAMGEN_APPLICATION_ID)")
 	fs.StringVar(&f.stateDir, "state-dir", env("STATE_DIR", ""), "state store directory (env STREAMGEN_STATE_DIR; default <tmp>/streamgen/<application id>)")
-	fs.StringVar(&f.guarantee, "guarantee", env("GUARANTEE", guarantee), "at_least_once or exactly_once_v2 (env STREAMGEN_GUARANTEE)")
+	fs.StringVar(&f.guaranteeName, "guarantee", env("GUARANTEE", guarantee), "at_least_once or exactly_once_v2 (env STREAMGEN_GUARANTEE)")
 	ci := time.Duration(0)
 	if v := env("COMMIT_INTERVAL", ""); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_COMMIT_INTERVAL: %v", err)
+			return nil, fmt.Errorf("streamgen: run: STREAMGEN_COMMIT_INTERVAL: %v", err)
 		}
 		ci = d
 	} else {
@@ -117,12 +128,12 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	fs.DurationVar(&f.commitInterval, "commit-interval", ci, "commit interval (env STREAMGEN_COMMIT_INTERVAL; default from the spec, else 30s, 100ms under exactly_once_v2)")
 	cache, err := strconv.ParseInt(env("CACHE_BYTES", strconv.Itoa(10<<20)), 10, 64)
 	if err != nil {
-		return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_CACHE_BYTES: %v", err)
+		return nil, fmt.Errorf("streamgen: run: STREAMGEN_CACHE_BYTES: %v", err)
 	}
 	fs.Int64Var(&f.cacheBytes, "cache-bytes", cache, "record cache size in bytes, 0 disables (env STREAMGEN_CACHE_BYTES)")
 	workers, err := strconv.Atoi(env("WORKERS", "1"))
 	if err != nil {
-		return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
+		return nil, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
 	}
 	fs.IntVar(&f.workers, "workers", workers, "stream threads (env STREAMGEN_WORKERS)")
 	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
@@ -130,7 +141,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if v := env("SESSION_TIMEOUT", ""); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, fs, fmt.Errorf("streamgen: run: STREAMGEN_SESSION_TIMEOUT: %v", err)
+			return nil, fmt.Errorf("streamgen: run: STREAMGEN_SESSION_TIMEOUT: %v", err)
 		}
 		st = d
 	}
@@ -157,33 +168,33 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, fs, err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fs, fmt.Errorf("streamgen: run: unexpected arguments %q", fs.Args())
+		return nil, fmt.Errorf("streamgen: run: unexpected arguments %q", fs.Args())
 	}
 	if f.saslPass == "" {
 		f.saslPass = env("SASL_PASSWORD", "")
 	}
 	if f.logFormat != "text" && f.logFormat != "json" {
-		return nil, fs, fmt.Errorf("streamgen: run: --log-format %q: want text or json", f.logFormat)
+		return nil, fmt.Errorf("streamgen: run: --log-format %q: want text or json", f.logFormat)
 	}
-	if f.guarantee != AtLeastOnce && f.guarantee != ExactlyOnceV2 {
-		return nil, fs, fmt.Errorf("streamgen: run: --guarantee %q: want %s or %s", f.guarantee, AtLeastOnce, ExactlyOnceV2)
+	if f.guarantee, err = sgkafka.ParseGuarantee(f.guaranteeName); err != nil {
+		return nil, fmt.Errorf("streamgen: run: --guarantee %q: want %s or %s", f.guaranteeName, sgkafka.AtLeastOnce, sgkafka.ExactlyOnceV2)
 	}
 	if !f.embedded && f.brokers == "" {
-		return nil, fs, fmt.Errorf("streamgen: run: no brokers: set --brokers or STREAMGEN_BROKERS, or use --embedded")
+		return nil, fmt.Errorf("streamgen: run: no brokers: set --brokers or STREAMGEN_BROKERS, or use --embedded")
 	}
 	if f.sessionTimeout <= 0 {
-		return nil, fs, fmt.Errorf("streamgen: run: --session-timeout %s: want a positive duration", f.sessionTimeout)
+		return nil, fmt.Errorf("streamgen: run: --session-timeout %s: want a positive duration", f.sessionTimeout)
 	}
 	if f.workers < 1 {
-		return nil, fs, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
+		return nil, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
 	}
 	if f.errorPolicies, err = f.policies.resolve(); err != nil {
-		return nil, fs, err
+		return nil, err
 	}
-	return f, fs, nil
+	return f, nil
 }
 
 // securityOpts turns the TLS and SASL flags into client options.
@@ -251,25 +262,19 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	}
 	brokers := splitList(f.brokers)
 	if f.embedded {
-		c, err := kfake.NewCluster(kfake.NumBrokers(1),
-			kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "250"}))
+		stop, addrs, err := startEmbedded(ctx, app, tp, slogger)
 		if err != nil {
-			return fmt.Errorf("streamgen: embedded kafka: %w", err)
-		}
-		defer c.Close()
-		brokers = c.ListenAddrs()
-		sec = nil
-		slogger.Info("embedded kafka started", "brokers", strings.Join(brokers, ","))
-		if err := createDeclaredTopics(ctx, brokers, app, tp); err != nil {
 			return err
 		}
+		defer stop()
+		brokers, sec = addrs, nil
 	}
-	qs, err := listenQueries(f.query, slogger)
+	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, slogger)
 	if err != nil {
 		return err
 	}
-	defer qs.stop()
-	cfg := Config{
+	defer qs.Stop()
+	cfg := sgkafka.Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
 		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout,
@@ -278,27 +283,28 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
-	cfg.QueryAddr = qs.addr()
+	cfg.QueryAddr = qs.Addr()
 	if f.metricsAddr != "" {
-		reg := NewMetricsRegistry()
-		addr, stop, err := ServeMetrics(f.metricsAddr, reg)
+		reg := sgkafka.NewMetricsRegistry()
+		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg)
 		if err != nil {
-			return fmt.Errorf("%w: --metrics-addr: %w", ErrConfig, err)
+			return fmt.Errorf("%w: --metrics-addr: %w", sgkafka.ErrConfig, err)
 		}
 		defer stop()
 		cfg.Metrics = reg
 		slogger.Info("serving metrics", "url", "http://"+addr+"/metrics")
 	}
-	e, err := New(tp, cfg)
+	e, err := sgkafka.New(tp, cfg)
 	if err != nil {
 		return err
 	}
-	qs.start(e, app)
-	slogger.Info("starting", "application_id", e.cfg.ApplicationID, "brokers", strings.Join(brokers, ","),
-		"guarantee", e.cfg.Guarantee, "commit_interval", e.cfg.CommitInterval.String(), "state_dir", e.cfg.StateDir,
-		"workers", e.cfg.Workers, "cache_bytes", e.cfg.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
+	qs.Start(e, app.Stores)
+	ec := e.Config()
+	slogger.Info("starting", "application_id", ec.ApplicationID, "brokers", strings.Join(brokers, ","),
+		"guarantee", ec.Guarantee.String(), "commit_interval", ec.CommitInterval.String(), "state_dir", ec.StateDir,
+		"workers", ec.Workers, "cache_bytes", ec.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
 	if f.input != "" {
-		n, err := produceInput(ctx, brokers, sec, app, tp, f.input)
+		n, err := produceInput(ctx, brokers, sec, app, f.input)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package sgkafka
+package sgrun
 
 import (
 	"fmt"

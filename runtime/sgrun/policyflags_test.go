@@ -1,9 +1,8 @@
-package sgkafka
+package sgrun
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -41,30 +40,19 @@ func TestPolicyFlagsOverrideSpec(t *testing.T) {
 	app := &sgapp.App{ID: "demo", Build: countBuild("in", "out"), Deserialization: sgstream.PolicyDeadLetter,
 		Processing: sgstream.PolicyContinue, InvalidTime: sgstream.TimestampSkip, DeadLetterTopic: "dlq"}
 	var stderr bytes.Buffer
-	f, _, err := parseRunFlags(app, []string{"--embedded"}, &stderr)
+	f, err := parseRunFlags(app, []string{"--embedded"}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := f.errorPolicies; got != (errorPolicies{sgstream.PolicyDeadLetter, sgstream.PolicyContinue, sgstream.TimestampSkip, "dlq"}) {
 		t.Fatalf("defaults = %+v, want the spec's", got)
 	}
-	f, _, err = parseRunFlags(app, []string{"--embedded", "--on-deserialization-error", "fail", "--invalid-timestamp", "dead_letter",
+	f, err = parseRunFlags(app, []string{"--embedded", "--on-deserialization-error", "fail", "--invalid-timestamp", "dead_letter",
 		"--dead-letter-topic", "other"}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := f.errorPolicies; got != (errorPolicies{sgstream.PolicyFail, sgstream.PolicyContinue, sgstream.TimestampDeadLetter, "other"}) {
 		t.Fatalf("overridden = %+v", got)
-	}
-}
-
-func TestNewRejectsDeadLetterWithoutTopic(t *testing.T) {
-	tp, err := sgstream.NewTopology("demo", countBuild("in", "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = New(tp, Config{Brokers: []string{"127.0.0.1:1"}, InvalidTime: sgstream.TimestampDeadLetter})
-	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "dead-letter topic") {
-		t.Fatalf("New = %v, want ErrConfig about the dead-letter topic", err)
 	}
 }

@@ -1,0 +1,179 @@
+package archtest
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// runtimeLayers is the runtime's own layering: a package may import only
+// project packages of a strictly lower layer, so packages of one layer
+// never import each other. Every runtime package must be listed: a new one
+// fails the test until it is given its place.
+//
+//	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version}
+//	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue)
+//	2  sgstream (the typed DSL generated code calls, and the task machinery)
+//	3  sgquery (typed store views)
+//	4  sgapp (the binary's replay and describe commands) and sgkafka (the
+//	   engine): neither imports the other, which is why App.Run is injected
+//	5  sgrun (the run command: flags, environment, the embedded broker)
+var runtimeLayers = map[string]int{
+	module + "/serdes":              0,
+	module + "/runtime/sgpartition": 0,
+	module + "/internal/topodesc":   0,
+	module + "/internal/unionfind":  0,
+	module + "/internal/version":    0,
+	module + "/runtime/sgreplay":    1,
+	module + "/runtime/sgstate":     1,
+	module + "/runtime/sgimpl":      1,
+	module + "/runtime/sgstream":    2,
+	module + "/runtime/sgquery":     3,
+	module + "/runtime/sgapp":       4,
+	module + "/runtime/sgkafka":     4,
+	module + "/runtime/sgrun":       5,
+}
+
+const (
+	runCommand = module + "/runtime/sgrun"
+	kfake      = "github.com/twmb/franz-go/pkg/kfake"
+)
+
+// stdlibOnly are the leaves that must depend on the standard library only:
+// the generator and the runtime share them, so they must not drag either's
+// dependencies into the other.
+var stdlibOnly = []string{
+	module + "/internal/topodesc",
+	module + "/internal/unionfind",
+	module + "/internal/version",
+	module + "/runtime/sgpartition",
+	module + "/serdes",
+}
+
+func isStdlib(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// isRuntime reports whether path is a runtime package (or a shared leaf
+// the runtime layers list).
+func isRuntime(path string) bool {
+	_, listed := runtimeLayers[path]
+	return listed || hasPrefix(path, module+"/runtime")
+}
+
+// TestRuntimeLayering enforces runtimeLayers on the imports of every
+// runtime package. Tests are not held to it: an external test may drive a
+// package from above (sgkafka's tests run the engine on kfake); the rules
+// on tests are TestRunCommandImports and TestRuntimeTestImports.
+func TestRuntimeLayering(t *testing.T) {
+	checked := 0
+	for _, p := range listPackages(t) {
+		if !isRuntime(p.ImportPath) {
+			continue
+		}
+		layer, ok := runtimeLayers[p.ImportPath]
+		if !ok {
+			t.Errorf("%s is a runtime package without a layer: add it to runtimeLayers", p.ImportPath)
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			l, ok := runtimeLayers[imp]
+			if ok && l >= layer {
+				t.Errorf("%s (layer %d) imports %s (layer %d): a runtime package imports only lower layers", p.ImportPath, layer, imp, l)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d runtime packages checked: the layout changed, update runtimeLayers", checked)
+	}
+}
+
+// TestRunCommandImports keeps the run command at the top: no other runtime
+// package, and no test of one, imports it; and it is the only package of
+// the module whose non-test code imports the embedded broker (kfake), so
+// an application that embeds the engine never links it.
+func TestRunCommandImports(t *testing.T) {
+	kfakeImporters := 0
+	for _, p := range listPackages(t) {
+		if hasPrefix(p.ImportPath, module+"/runtime") && p.ImportPath != runCommand {
+			for _, imp := range p.allImports() {
+				if imp == runCommand {
+					t.Errorf("%s imports %s: the run command is the top of the runtime", p.ImportPath, imp)
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			if imp != kfake {
+				continue
+			}
+			if p.ImportPath != runCommand {
+				t.Errorf("%s imports %s: only the run command links the embedded broker", p.ImportPath, imp)
+			} else {
+				kfakeImporters++
+			}
+		}
+	}
+	if kfakeImporters != 1 {
+		t.Errorf("%s imports kfake %d times, want once: the embedded broker moved, update the test", runCommand, kfakeImporters)
+	}
+}
+
+// TestStdlibOnlyLeaves checks that the shared leaves depend on the standard
+// library only, and that sgreplay depends on nothing of the project but
+// serdes, so the replay format stays readable without the engine.
+func TestStdlibOnlyLeaves(t *testing.T) {
+	allowed := map[string][]string{module + "/runtime/sgreplay": {module + "/serdes"}}
+	for _, leaf := range stdlibOnly {
+		allowed[leaf] = nil
+	}
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		extra, ok := allowed[p.ImportPath]
+		if !ok {
+			continue
+		}
+		seen[p.ImportPath] = true
+		for _, d := range p.Deps {
+			if !isStdlib(d) && !hasPrefix(d, extra...) {
+				t.Errorf("%s depends on %s: it must depend on the standard library only%s", p.ImportPath, d, besides(extra))
+			}
+		}
+	}
+	for leaf := range allowed {
+		if !seen[leaf] {
+			t.Errorf("%s not found: update the stdlib-only list", leaf)
+		}
+	}
+}
+
+func besides(extra []string) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	sort.Strings(extra)
+	return " and " + strings.Join(extra, ", ")
+}
+
+// TestRuntimeTestImports extends the first rule of TestImports to tests:
+// a runtime test that imported the generator (to generate code on the fly)
+// would hide that the runtime works without it.
+func TestRuntimeTestImports(t *testing.T) {
+	banned := []string{module + "/gen", module + "/spec", module + "/internal/cli", "github.com/dave/jennifer", "golang.org/x/tools"}
+	checked := 0
+	for _, p := range listPackages(t) {
+		if !hasPrefix(p.ImportPath, module+"/runtime", module+"/serdes") {
+			continue
+		}
+		checked++
+		for _, imp := range p.allImports()[len(p.Imports):] {
+			if hasPrefix(imp, banned...) {
+				t.Errorf("a test of %s imports %s: runtime tests link only the runtime", p.ImportPath, imp)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no runtime package found")
+	}
+}

@@ -1,0 +1,242 @@
+package sgkafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Guarantee is a processing guarantee (Kafka Streams' processing.guarantee).
+type Guarantee int
+
+const (
+	// AtLeastOnce commits consumed offsets after the output is produced:
+	// a crash may process records again. The zero value, as in Kafka
+	// Streams.
+	AtLeastOnce Guarantee = iota
+	// ExactlyOnceV2 runs each worker's output, changelog writes and
+	// consumed offsets in one Kafka transaction.
+	ExactlyOnceV2
+)
+
+var guaranteeNames = [...]string{AtLeastOnce: "at_least_once", ExactlyOnceV2: "exactly_once_v2"}
+
+// String is the spec's name of the guarantee (app.processing_guarantee).
+func (g Guarantee) String() string {
+	if name := guaranteeName(g); name != "" {
+		return name
+	}
+	return fmt.Sprintf("Guarantee(%d)", int(g))
+}
+
+// ParseGuarantee reads a guarantee by its spec name: at_least_once or
+// exactly_once_v2.
+func ParseGuarantee(s string) (Guarantee, error) {
+	for g, name := range guaranteeNames {
+		if s == name {
+			return Guarantee(g), nil
+		}
+	}
+	return 0, fmt.Errorf("streamgen: unknown processing guarantee %q: want %s or %s", s, AtLeastOnce, ExactlyOnceV2)
+}
+
+// ErrConfig is matched by errors.Is for configuration and topic setup
+// errors (missing topics, mismatched internal topics, bad flags).
+var ErrConfig = errors.New("streamgen: configuration error")
+
+// Defaults of Config, as Kafka Streams' where it has the setting.
+const (
+	// DefaultCommitIntervalALOS is commit.interval.ms under at least once.
+	DefaultCommitIntervalALOS = 30 * time.Second
+	// DefaultCommitIntervalEOS is commit.interval.ms under exactly once.
+	DefaultCommitIntervalEOS = 100 * time.Millisecond
+	// DefaultSessionTimeout is Kafka's session.timeout.ms.
+	DefaultSessionTimeout = defaultSessionTimeout
+	// DefaultMaxPollRecords bounds one poll (Kafka's max.poll.records is
+	// 1000; a stream thread polls more to fill its tasks' queues).
+	DefaultMaxPollRecords = 5000
+)
+
+// Config configures an Engine, in Pebble's style: the zero value of every
+// field means its documented default, EnsureDefaults fills them in, and
+// Validate reports every problem at once. New does both.
+type Config struct {
+	// Brokers are the seed brokers. Required.
+	Brokers []string
+	// OnStart functions run once, in order, after the topics are checked
+	// and global tables are caught up, before any task processes a record
+	// (the spec's app.on_start, Faust's @app.task). An error stops the run.
+	// Default: none.
+	OnStart []func(ctx context.Context) error
+	// ApplicationID is the consumer group and the prefix of internal
+	// topics. Default: the topology's app id (and it must equal it).
+	ApplicationID string
+	// StateDir holds the tasks' Pebble stores. Default:
+	// DefaultStateDir(ApplicationID), os.TempDir()/streamgen/<app id>.
+	StateDir string
+	// Guarantee is the processing guarantee. Default: AtLeastOnce (the
+	// zero value).
+	Guarantee Guarantee
+	// CommitInterval is how often tasks commit. Zero or negative: the
+	// default, DefaultCommitIntervalALOS (30 s) at least once and
+	// DefaultCommitIntervalEOS (100 ms) exactly once.
+	CommitInterval time.Duration
+	// CacheMaxBytes is the record cache of the instance, split evenly over
+	// its tasks (Kafka Streams' statestore.cache.max.bytes). Default 0:
+	// no cache, every update is forwarded (the run command sets 10 MiB,
+	// Kafka Streams' default).
+	CacheMaxBytes int64
+	// Workers is the number of stream threads (group members). Zero or
+	// negative: 1.
+	Workers int
+	// GroupInstanceID makes the workers static group members (Kafka's
+	// group.instance.id): a member restarted under the same id within the
+	// session timeout gets its partitions back without a rebalance, and a
+	// static member does not leave the group when it stops. With several
+	// workers, worker i uses <id>-<i>. Default empty: dynamic members.
+	GroupInstanceID string
+	// SessionTimeout is how long the group waits for a silent member
+	// before it rebalances its partitions away. Zero or negative:
+	// DefaultSessionTimeout (45 s, Kafka's).
+	SessionTimeout time.Duration
+	// QueryAddr is the address (host:port) of this instance's interactive
+	// query endpoint, advertised to the other instances in the group
+	// metadata so they can forward queries for keys held here (Kafka
+	// Streams' application.server; ListenQueries binds one). Default
+	// empty: none.
+	QueryAddr string
+	// Logger receives the engine's logs. Default: discard.
+	Logger *slog.Logger
+	// ClientOpts are extra franz-go options for every client (TLS, SASL).
+	// Default: none.
+	ClientOpts []kgo.Opt
+	// Pebble tunes the persistent stores. Default nil: sgstate's defaults.
+	Pebble *sgstate.PebbleOptions
+	// Metrics, when set, receives the engine's metrics and those of its
+	// Kafka clients (metrics.go); NewMetricsRegistry makes one. Default
+	// nil: no metrics.
+	Metrics prometheus.Registerer
+
+	// Deserialization is what happens to a record whose key or value does
+	// not decode (the spec's on_error.deserialization). Default:
+	// PolicyFail, the zero value.
+	Deserialization sgstream.Policy
+	// Processing is what happens to a record whose processing fails or
+	// panics (the spec's on_error.processing). Default: PolicyFail.
+	Processing sgstream.Policy
+	// DeadLetterTopic is where the dead_letter policies write. Default
+	// empty; required when a policy is dead_letter.
+	DeadLetterTopic string
+	// InvalidTime is what happens to a record whose extracted timestamp is
+	// negative (the spec's invalid_timestamp). Default: TimestampFail.
+	InvalidTime sgstream.TimestampPolicy
+
+	// IdleExit stops the engine (cleanly) once it is running and no record
+	// arrived for this long. Default 0: run until the context ends.
+	IdleExit time.Duration
+	// ReplicationFactor of created internal topics. Default 0 means -1:
+	// the broker's default.replication.factor.
+	ReplicationFactor int16
+	// MaxPollRecords bounds one poll. Zero or negative:
+	// DefaultMaxPollRecords (5000).
+	MaxPollRecords int
+
+	// hooks are fault-injection points for tests.
+	hooks hooks
+}
+
+// EnsureDefaults replaces every unset field of cfg by its default; appID is
+// the topology's application id, the default ApplicationID. It does not
+// check anything (Validate does).
+func (cfg *Config) EnsureDefaults(appID string) {
+	if cfg.ApplicationID == "" {
+		cfg.ApplicationID = appID
+	}
+	if cfg.CommitInterval <= 0 {
+		cfg.CommitInterval = DefaultCommitIntervalALOS
+		if cfg.Guarantee == ExactlyOnceV2 {
+			cfg.CommitInterval = DefaultCommitIntervalEOS
+		}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.StateDir == "" && cfg.ApplicationID != "" {
+		cfg.StateDir = DefaultStateDir(cfg.ApplicationID)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ReplicationFactor == 0 {
+		cfg.ReplicationFactor = -1
+	}
+	if cfg.MaxPollRecords <= 0 {
+		cfg.MaxPollRecords = DefaultMaxPollRecords
+	}
+}
+
+// Validate reports every problem of cfg at once (errors.Join), each
+// matching ErrConfig. Fields left at their zero value are valid where the
+// zero value means a default.
+func (cfg *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))
+	}
+	if len(cfg.Brokers) == 0 {
+		bad("no brokers (set --brokers or STREAMGEN_BROKERS)")
+	}
+	if guaranteeName(cfg.Guarantee) == "" {
+		bad("guarantee %d: want %s or %s", int(cfg.Guarantee), AtLeastOnce, ExactlyOnceV2)
+	}
+	for _, p := range []struct {
+		field string
+		ok    bool
+	}{
+		{"Deserialization", validPolicy(cfg.Deserialization)},
+		{"Processing", validPolicy(cfg.Processing)},
+		{"InvalidTime", cfg.InvalidTime >= sgstream.TimestampFail && cfg.InvalidTime <= sgstream.TimestampDeadLetter},
+	} {
+		if !p.ok {
+			bad("%s: unknown policy", p.field)
+		}
+	}
+	if cfg.usesDeadLetter() && cfg.DeadLetterTopic == "" {
+		// Finding out at the first bad record, possibly weeks later, would
+		// stop the application exactly when the policy was meant to keep
+		// it going.
+		bad("a dead_letter error policy needs a dead-letter topic")
+	}
+	if cfg.ReplicationFactor < -1 {
+		bad("replication factor %d: want -1 (the broker's default) or at least 1", cfg.ReplicationFactor)
+	}
+	return errors.Join(errs...)
+}
+
+// guaranteeName is g's name, or "" for a value outside the enumeration.
+func guaranteeName(g Guarantee) string {
+	if g >= 0 && int(g) < len(guaranteeNames) {
+		return guaranteeNames[g]
+	}
+	return ""
+}
+
+func validPolicy(p sgstream.Policy) bool {
+	return p >= sgstream.PolicyFail && p <= sgstream.PolicyDeadLetter
+}
+
+// usesDeadLetter reports whether a policy of cfg writes to the dead-letter
+// topic.
+func (cfg *Config) usesDeadLetter() bool {
+	return sgstream.UsesDeadLetter(cfg.Deserialization, cfg.Processing, cfg.InvalidTime)
+}

@@ -1,0 +1,76 @@
+package sgrun
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+)
+
+// policyFlags are the run flags overriding the spec's error policies: an
+// operator facing a poison record restarts with --on-deserialization-error
+// dead_letter instead of rebuilding, as a Kafka Streams operator changes
+// default.deserialization.exception.handler.
+type policyFlags struct {
+	deser, proc, invalidTime, deadLetterTopic string
+}
+
+// addPolicyFlags registers the policy flags on fs with the spec's settings
+// (or the environment's) as defaults.
+func addPolicyFlags(fs *flag.FlagSet, app *sgapp.App) *policyFlags {
+	p := &policyFlags{}
+	fs.StringVar(&p.deser, "on-deserialization-error", env("ON_DESERIALIZATION_ERROR", app.Deserialization.String()),
+		"fail, continue or dead_letter: what to do with a record whose key or value does not decode; default from the spec's on_error (env STREAMGEN_ON_DESERIALIZATION_ERROR)")
+	fs.StringVar(&p.proc, "on-processing-error", env("ON_PROCESSING_ERROR", app.Processing.String()),
+		"fail, continue or dead_letter: what to do with a record whose processing fails or panics; default from the spec's on_error (env STREAMGEN_ON_PROCESSING_ERROR)")
+	fs.StringVar(&p.invalidTime, "invalid-timestamp", env("INVALID_TIMESTAMP", app.InvalidTime.String()),
+		"fail, skip, partition_time or dead_letter: what to do with a record whose timestamp is negative; default from the spec (env STREAMGEN_INVALID_TIMESTAMP)")
+	fs.StringVar(&p.deadLetterTopic, "dead-letter-topic", env("DEAD_LETTER_TOPIC", app.DeadLetterTopic),
+		"topic the dead_letter policies write to; default from the spec (env STREAMGEN_DEAD_LETTER_TOPIC)")
+	return p
+}
+
+// errorPolicies is the resolved form of policyFlags.
+type errorPolicies struct {
+	deser, proc     sgstream.Policy
+	invalidTime     sgstream.TimestampPolicy
+	deadLetterTopic string
+}
+
+// resolve parses the flags.
+func (p *policyFlags) resolve() (errorPolicies, error) {
+	var out errorPolicies
+	var err error
+	if out.deser, err = sgstream.ParsePolicy(p.deser); err != nil {
+		return out, fmt.Errorf("streamgen: run: --on-deserialization-error %q: want fail, continue or dead_letter", p.deser)
+	}
+	if out.proc, err = sgstream.ParsePolicy(p.proc); err != nil {
+		return out, fmt.Errorf("streamgen: run: --on-processing-error %q: want fail, continue or dead_letter", p.proc)
+	}
+	if out.invalidTime, err = sgstream.ParseTimestampPolicy(p.invalidTime); err != nil {
+		return out, fmt.Errorf("streamgen: run: --invalid-timestamp %q: want fail, skip, partition_time or dead_letter", p.invalidTime)
+	}
+	out.deadLetterTopic = p.deadLetterTopic
+	if sgstream.UsesDeadLetter(out.deser, out.proc, out.invalidTime) && out.deadLetterTopic == "" {
+		return out, fmt.Errorf("streamgen: run: a dead_letter policy needs a dead-letter topic: set --dead-letter-topic or the spec's on_error.dead_letter_topic")
+	}
+	return out, nil
+}
+
+// queryFlags are the run command's interactive-query flags.
+type queryFlags struct {
+	addr, advertise string
+	redirect        bool
+}
+
+// addQueryFlags registers the interactive-query flags on fs.
+func addQueryFlags(fs *flag.FlagSet) *queryFlags {
+	q := &queryFlags{}
+	fs.StringVar(&q.addr, "query-addr", env("QUERY_ADDR", ""), "serve interactive queries over HTTP on host:port, e.g. 127.0.0.1:8080 (env STREAMGEN_QUERY_ADDR; default: off)")
+	fs.StringVar(&q.advertise, "advertise-addr", env("ADVERTISE_ADDR", ""), "host:port other instances reach this instance's query endpoint at (env STREAMGEN_ADVERTISE_ADDR; default: --query-addr, with this host's name for an unspecified host)")
+	redirect, _ := strconv.ParseBool(env("QUERY_REDIRECT", "false"))
+	fs.BoolVar(&q.redirect, "query-redirect", redirect, "answer a key owned by another instance with a 307 redirect instead of forwarding the request (env STREAMGEN_QUERY_REDIRECT)")
+	return q
+}
