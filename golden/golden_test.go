@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/internal/textdiff"
+	"github.com/streamgen/streamgen/internal/typecheck"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -73,12 +74,12 @@ func run(dir string) (map[string][]byte, string) {
 		return nil, err.Error()
 	}
 	cfg := gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: !strings.HasPrefix(dir, "../examples")}
-	files, err := gen.Generate(prog, cfg)
+	files, checks, err := gen.GenerateChecked(prog, cfg)
 	if err != nil {
 		return nil, err.Error()
 	}
 	if _, err := os.Stat(filepath.Join(dir, "check-user-funcs")); err == nil {
-		if err := gen.CheckUserFuncs(prog, dir, files, "-tags=goldenfail"); err != nil {
+		if err := typecheck.Check(dir, files, checks, typecheck.Options{BuildFlags: []string{"-tags=goldenfail"}, NoCache: true}); err != nil {
 			return nil, err.Error()
 		}
 	}
