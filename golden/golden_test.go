@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/internal/textdiff"
+	"github.com/streamgen/streamgen/internal/typecheck"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -146,7 +147,7 @@ func run(c genCase) (map[string][]byte, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	files, err := gen.Generate(prog, c.cfg)
+	files, checks, err := gen.GenerateChecked(prog, c.cfg)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -167,7 +168,7 @@ func run(c genCase) (map[string][]byte, string) {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, "check-user-funcs")); c.golden && err == nil {
-		if err := gen.CheckUserFuncs(prog, c.dir, files, "-tags=goldenfail"); err != nil {
+		if err := typecheck.Check(c.dir, files, checks, typecheck.Options{BuildFlags: []string{"-tags=goldenfail"}, NoCache: true}); err != nil {
 			return nil, err.Error()
 		}
 	}

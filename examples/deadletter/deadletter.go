@@ -4,7 +4,7 @@
 // large-payments.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 // IsLarge keeps payments of 1000 or more. A negative amount is a bug
 // upstream: it panics, and the dead-letter policy catches it.

@@ -2,7 +2,7 @@
 // payments, and stream-table inner and left joins of orders with users.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 // JoinPayment pairs an order with its payment.
 func JoinPayment(key string, order *Order, payment *Payment) *PaidOrder {

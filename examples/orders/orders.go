@@ -6,7 +6,7 @@
 //	go generate && go build -o orders . && ./orders replay < testdata/input.jsonl
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 import (
 	"context"

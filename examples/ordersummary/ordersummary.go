@@ -3,7 +3,7 @@
 // hours of windows.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 // NewSummary starts an empty summary.
 func NewSummary() *OrderSummary { return &OrderSummary{} }

@@ -3,4 +3,4 @@
 // so each tumbling window is written exactly once, when it closes.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate

@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/internal/textdiff"
+	"github.com/streamgen/streamgen/internal/typecheck"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -30,7 +31,8 @@ const (
 const usage = `streamgen compiles a stream-processing spec into typed Go code.
 
 Usage:
-  streamgen generate [flags]       write the generated Go files (what //go:generate runs)
+  streamgen generate [flags]       write the generated Go files; what
+                                   //go:generate go tool streamgen generate runs
   streamgen check [flags]          exit 1 with a unified diff when generated files are stale
   streamgen check -against <old>   exit 1 when the spec would break an application running <old>
                                    (a spec file, or a git revision holding the same path)
@@ -146,7 +148,7 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	}
 	fs := newFlagSet(name, help, stderr, stdout, &c)
 	fs.BoolVar(&c.tests, "tests", true, "also generate serde round-trip tests and benchmarks")
-	fs.BoolVar(&c.typecheck, "typecheck", true, "load the Go package and check user function signatures")
+	fs.BoolVar(&c.typecheck, "typecheck", true, "type-check the user functions and inline expressions the spec names before writing (results cached in the user cache dir)")
 	var against string
 	if check {
 		fs.StringVar(&against, "against", "", "instead, compare the spec with an older one: a spec file, or a git revision (the spec's path at that revision); exit 1 on breaking changes")
@@ -169,13 +171,13 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	if err != nil {
 		rel = filepath.Base(c.spec)
 	}
-	files, err := gen.Generate(prog, gen.Config{SpecPath: filepath.ToSlash(rel), OmitTests: !c.tests})
+	files, checks, err := gen.GenerateChecked(prog, gen.Config{SpecPath: filepath.ToSlash(rel), OmitTests: !c.tests})
 	if err != nil {
 		fmt.Fprintln(stderr, strings.TrimRight(err.Error(), "\n"))
 		return ExitProblem
 	}
 	if c.typecheck {
-		if err := gen.CheckUserFuncs(prog, out, files); err != nil {
+		if err := typecheck.Check(out, files, checks, typecheck.Options{}); err != nil {
 			fmt.Fprintln(stderr, strings.TrimRight(err.Error(), "\n"))
 			return ExitProblem
 		}

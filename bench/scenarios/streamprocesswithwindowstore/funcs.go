@@ -2,7 +2,7 @@
 // (streamgen.yaml); bench/harness runs it.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 import "github.com/streamgen/streamgen/bench/internal/probe"
 

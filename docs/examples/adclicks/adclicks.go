@@ -2,4 +2,4 @@
 // joined with the clicks on them within one minute.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate

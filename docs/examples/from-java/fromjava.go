@@ -2,7 +2,7 @@
 // docs/coming-from-kafka-streams.md compiled from a spec.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 import "log/slog"
 

@@ -2,7 +2,7 @@
 // and replayed like every spec the guide shows.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 import (
 	"context"

@@ -2,7 +2,7 @@
 // global tables.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
 
 // WithProfile starts an enriched click from a click and the user's
 // profile; profile is nil when the table has no row for the user (a left

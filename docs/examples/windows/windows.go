@@ -2,4 +2,4 @@
 // clicks counted in tumbling, hopping, sliding and session windows.
 package main
 
-//go:generate go run github.com/streamgen/streamgen/cmd/streamgen generate
+//go:generate go tool streamgen generate
