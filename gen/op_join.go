@@ -11,14 +11,18 @@ import (
 // Joins: the five join shapes of spec (stream-stream, stream-table,
 // stream-global table, table-table and foreign-key).
 
+// joinKindLit is the sgstream join kind of k (inner unless left or outer).
 func joinKindLit(k spec.JoinKind) jen.Code {
-	switch k {
-	case spec.JoinLeft:
-		return jen.Qual(pathSgstream, "LeftJoin")
-	case spec.JoinOuter:
-		return jen.Qual(pathSgstream, "OuterJoin")
+	return sgstreamLit(map[spec.JoinKind]string{spec.JoinLeft: "LeftJoin", spec.JoinOuter: "OuterJoin"}, k, "InnerJoin")
+}
+
+// sgstreamLit is the sgstream identifier names gives k, or def when it
+// gives none: the spec enums whose zero value is the runtime's default.
+func sgstreamLit[K comparable](names map[K]string, k K, def string) jen.Code {
+	if name, ok := names[k]; ok {
+		return jen.Qual(pathSgstream, name)
 	}
-	return jen.Qual(pathSgstream, "InnerJoin")
+	return jen.Qual(pathSgstream, def)
 }
 
 // joinEmitters emit one join shape with its (repartitioned) sides.

@@ -9,14 +9,10 @@ import (
 // Process: the Processor API steps (process, process_values) and the
 // stores of the spec's stores section they use.
 
+// storeKindLit is the sgstream store kind of k (key-value unless window or
+// session).
 func storeKindLit(k spec.StoreKind) jen.Code {
-	switch k {
-	case spec.StoreWindow:
-		return jen.Qual(pathSgstream, "WindowStore")
-	case spec.StoreSession:
-		return jen.Qual(pathSgstream, "SessionStore")
-	}
-	return jen.Qual(pathSgstream, "KeyValueStore")
+	return sgstreamLit(map[spec.StoreKind]string{spec.StoreWindow: "WindowStore", spec.StoreSession: "SessionStore"}, k, "KeyValueStore")
 }
 
 // process emits a process or process_values step and declares the spec's
