@@ -12,11 +12,11 @@ import (
 func TestWindowedCogroupCalls(t *testing.T) {
 	for _, tc := range []struct{ window, extra, want string }{
 		{"{hopping: {size: 10m, advance: 5m, grace: 1m}, retention: 1h}", "",
-			`sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", "c-store", sgstream.TimeWindows{Advance: 5 * time.Minute, Grace: time.Minute, Retention: time.Hour, Size: 10 * time.Minute}, Init, serdes.Int64)`},
+			`sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", cStore.Name(), sgstream.TimeWindows{Size: 10 * time.Minute, Advance: 5 * time.Minute, Grace: time.Minute, Retention: time.Hour}, Init, serdes.Int64)`},
 		{"{sliding: {time_difference: 5s}}", "",
-			`sgstream.CogroupSlidingAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", "c-store", sgstream.SlidingWindows{TimeDifference: 5 * time.Second}, Init, serdes.Int64)`},
+			`sgstream.CogroupSlidingAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", cStore.Name(), sgstream.SlidingWindows{TimeDifference: 5 * time.Second}, Init, serdes.Int64)`},
 		{"{session: {gap: 30s, grace: 10s}}", ", merger: Merge",
-			`sgstream.CogroupSessionAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", "c-store", sgstream.SessionWindows{Gap: 30 * time.Second, Grace: 10 * time.Second}, Init, Merge, serdes.Int64)`},
+			`sgstream.CogroupSessionAggregate(sgstream.CogroupWith(sgstream.Cogroup(a, AddA), b2, AddB), "c", cStore.Name(), sgstream.SessionWindows{Gap: 30 * time.Second, Grace: 10 * time.Second}, Init, Merge, serdes.Int64)`},
 	} {
 		prog := parseSpec(t, `version: 1
 package: p

@@ -21,77 +21,66 @@ var embeddedDriverMethods = []string{
 	"Partitions", "Pipe", "Store", "Tasks",
 }
 
-// driverGen emits the typed test driver of one program: Kafka Streams'
-// TopologyTestDriver with the topology's own types. It reuses topoGen's
-// rendering of Go types and serdes, so the driver encodes exactly as the
-// topology does.
+// driverGen emits the typed test driver of one program from its model:
+// Kafka Streams' TopologyTestDriver with the topology's own types. It
+// renders Go types and serdes as the topology does, so the driver encodes
+// exactly as the topology does.
 type driverGen struct {
 	c *genCtx
-	t *topoGen
 	f *jen.File
-	// methods are the TestDriver's method names, for collision
-	// diagnostics: topic and store names map to them non-injectively
-	// (orders-record and orders both give PipeOrdersRecord).
-	methods *scope
 }
 
 // driverStore is a store the driver can give a typed view of.
 type driverStore struct {
 	st *spec.Store
-	// timestamped is set for the window stores of windowed aggregations,
-	// whose values are sgstream.TimestampedValue (Kafka's
-	// TimestampedWindowStore); key-value stores of the DSL carry their
-	// timestamps inside sgstream.KVStore.
+	// timestamped and global are storeModel's.
 	timestamped bool
 	global      bool
 }
 
-// generateDriver is the generator step that writes streamgen_driver.go.
-func generateDriver(c *genCtx) error {
-	g := &driverGen{
-		c:       c,
-		t:       &topoGen{c: c, prog: c.prog},
-		methods: newScope(),
-	}
+// reserveDriverNames claims the driver's identifiers and method names
+// (part of buildModel). Topic and store names map to method names
+// non-injectively (orders-record and orders both give PipeOrdersRecord),
+// so every name is reserved before anything is emitted and all collisions
+// are reported in one run.
+func reserveDriverNames(c *genCtx, m *model) {
+	methods := newScope()
 	for _, name := range embeddedDriverMethods {
-		g.methods.reserve(&c.diags, name, "the embedded sgstream.TestDriver", spec.Pos{})
+		methods.reserve(&c.diags, name, "the embedded sgstream.TestDriver", spec.Pos{})
 	}
 	for _, name := range []string{"TestDriver", "NewTestDriver"} {
 		c.pkgScope.reserve(&c.diags, name, "generated test driver identifier", c.prog.Pos)
 	}
-	reads, writes := topicUse(c.prog)
-	stores := driverStores(c.prog)
-	// Reserve every name before emitting anything, so that all collisions
-	// are reported in one run.
-	for _, t := range c.prog.Topics {
-		what := fmt.Sprintf("test driver method of topic %q", t.Name)
-		if reads[t] {
-			g.methods.reserve(&c.diags, "Pipe"+GoName(t.Name), what, t.Pos)
-			g.methods.reserve(&c.diags, "Pipe"+GoName(t.Name)+"Record", what, t.Pos)
+	for _, t := range m.topics {
+		what := fmt.Sprintf("test driver method of topic %q", t.t.Name)
+		if t.read {
+			methods.reserve(&c.diags, "Pipe"+GoName(t.t.Name), what, t.t.Pos)
+			methods.reserve(&c.diags, "Pipe"+GoName(t.t.Name)+"Record", what, t.t.Pos)
 		}
-		if writes[t] {
-			g.methods.reserve(&c.diags, "Read"+GoName(t.Name), what, t.Pos)
+		if t.written {
+			methods.reserve(&c.diags, "Read"+GoName(t.t.Name), what, t.t.Pos)
 		}
 	}
-	for _, s := range stores {
+	for _, s := range m.stores {
 		what := fmt.Sprintf("test driver method of store %q", s.st.Name)
-		g.methods.reserve(&c.diags, storeMethod(s.st), what, s.st.Pos)
-		g.methods.reserve(&c.diags, storeMethod(s.st)+"ForKey", what, s.st.Pos)
+		methods.reserve(&c.diags, s.method, what, s.st.Pos)
+		methods.reserve(&c.diags, s.method+"ForKey", what, s.st.Pos)
 	}
-	if len(c.diags) > 0 {
-		return nil
-	}
-	g.f = c.newFile(driverFileName)
+}
+
+// generateDriver is the generator step that writes streamgen_driver.go.
+func generateDriver(c *genCtx) error {
+	g := &driverGen{c: c, f: c.newFile(driverFileName)}
 	g.emitType()
-	for _, t := range c.prog.Topics {
-		if reads[t] {
+	for _, t := range c.model.topics {
+		if t.read {
 			g.emitPipe(t)
 		}
-		if writes[t] {
+		if t.written {
 			g.emitRead(t)
 		}
 	}
-	for _, s := range stores {
+	for _, s := range c.model.stores {
 		g.emitStore(s)
 	}
 	return nil
@@ -209,7 +198,7 @@ func (g *driverGen) emitType() {
 				jen.Line(),
 			), jen.Id("opts").Op("...")).Op("...")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Dict{jen.Id("TestDriver"): jen.Id("d")}), jen.Nil()),
+		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Id("TestDriver").Op(":").Id("d")), jen.Nil()),
 	)
 }
 
@@ -223,23 +212,23 @@ func orDefault(s, def string) string {
 // topicSerdes are the key and value serdes of a declared topic, as the
 // topology's codecs use them (a windowed key decodes its end with the size
 // of the window that feeds the topic).
-func (g *driverGen) topicSerdes(t *spec.Topic) (key, value *jen.Statement) {
+func (g *driverGen) topicSerdes(t *topicModel) (key, value *jen.Statement) {
 	var w *spec.Window
-	if t.Key.Kind == spec.KindWindowed {
-		w = g.t.windowFeeding(t)
+	if t.t.Key.Kind == spec.KindWindowed {
+		w = t.window
 	}
-	return g.t.serde(t.Key, w), g.t.serde(t.Value, nil)
+	return g.c.topoSerde(t.t.Key, w), g.c.topoSerde(t.t.Value, nil)
 }
 
 func (g *driverGen) recordType(k, v *spec.Type) *jen.Statement {
-	return jen.Qual(pathSgstream, "Record").Types(g.t.typ(k), g.t.typ(v))
+	return jen.Qual(pathSgstream, "Record").Types(g.c.topoType(k), g.c.topoType(v))
 }
 
-func (g *driverGen) emitPipe(t *spec.Topic) {
-	f := g.f
+func (g *driverGen) emitPipe(tm *topicModel) {
+	f, t := g.f, tm.t
 	name := GoName(t.Name)
 	pipe, pipeRecord := "Pipe"+name, "Pipe"+name+"Record"
-	k, v := g.t.typ(t.Key), g.t.typ(t.Value)
+	k, v := g.c.topoType(t.Key), g.c.topoType(t.Value)
 	null := ""
 	if t.Value.Kind == spec.KindRecord {
 		null = " A nil value is a tombstone."
@@ -248,16 +237,18 @@ func (g *driverGen) emitPipe(t *spec.Topic) {
 	f.Comment(fmt.Sprintf("%s pipes a record into topic %q", pipe, t.Name))
 	f.Comment("on the partition Kafka's default partitioner picks from the key, and")
 	f.Comment("processes it to completion." + null)
+	var r keyed
+	r.add("Key", jen.Id("key"))
+	r.add("Value", jen.Id("value"))
+	r.add("Timestamp", jen.Id("timestamp"))
+	r.add("Headers", jen.Id("headers"))
 	f.Func().Params(recv()).Id(pipe).Params(
 		jen.Id("key").Add(k), jen.Id("value").Add(v), jen.Id("timestamp").Int64(), jen.Id("headers").Op("...").Qual(pathSgstream, "Header"),
 	).Error().Block(
-		jen.Return(jen.Id("d").Dot(pipeRecord).Call(g.recordType(t.Key, t.Value).Values(jen.Dict{
-			jen.Id("Key"): jen.Id("key"), jen.Id("Value"): jen.Id("value"),
-			jen.Id("Timestamp"): jen.Id("timestamp"), jen.Id("Headers"): jen.Id("headers"),
-		}))),
+		jen.Return(jen.Id("d").Dot(pipeRecord).Call(g.recordType(t.Key, t.Value).Values(r.items()...))),
 	)
 	f.Line()
-	ks, vs := g.topicSerdes(t)
+	ks, vs := g.topicSerdes(tm)
 	f.Comment(fmt.Sprintf("%s pipes r into topic %q", pipeRecord, t.Name))
 	f.Comment("and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or")
 	f.Comment("value; sgstream.ToPartition picks the partition instead of the default")
@@ -269,10 +260,10 @@ func (g *driverGen) emitPipe(t *spec.Topic) {
 	)
 }
 
-func (g *driverGen) emitRead(t *spec.Topic) {
-	f := g.f
+func (g *driverGen) emitRead(tm *topicModel) {
+	f, t := g.f, tm.t
 	read := "Read" + GoName(t.Name)
-	ks, vs := g.topicSerdes(t)
+	ks, vs := g.topicSerdes(tm)
 	f.Line()
 	f.Comment(fmt.Sprintf("%s returns and removes the records written to topic %q", read, t.Name))
 	f.Comment("so far, in the order they were written; null keys and values have KeyNull and")
@@ -282,31 +273,33 @@ func (g *driverGen) emitRead(t *spec.Topic) {
 	)
 }
 
-func (g *driverGen) emitStore(s driverStore) {
+// emitStore writes a store's accessors. They read the store's name and
+// serdes from its descriptor (query.go), so the store is stated once.
+func (g *driverGen) emitStore(s *storeModel) {
 	f, st := g.f, s.st
-	method := storeMethod(st)
-	k := g.t.typ(st.Key)
-	ks := g.t.serde(st.Key, nil)
-	v, vs := g.t.typ(st.Value), g.t.serde(st.Value, nil)
+	method := s.method
+	desc := func(sel string) *jen.Statement { return jen.Id(s.desc).Dot(sel).Call() }
+	k, v := g.c.topoType(st.Key), g.c.topoType(st.Value)
+	vs := desc("ValueSerde")
 	var typ *jen.Statement
-	var open, kind string
+	var open string
 	switch st.Kind {
 	case spec.StoreWindow:
-		open, kind = "DriverWindowStore", "window"
+		open = "DriverWindowStore"
 		if s.timestamped {
 			v = jen.Qual(pathSgstream, "TimestampedValue").Types(v)
-			vs = jen.Qual(pathSgstream, "TimestampedValueSerde").Types(g.t.typ(st.Value)).Values(jen.Dict{jen.Id("Inner"): vs})
+			vs = jen.Qual(pathSgstream, "TimestampedValueSerde").Types(g.c.topoType(st.Value)).Values(jen.Id("Inner").Op(":").Add(vs))
 		}
 		typ = jen.Qual(pathSgstream, "TypedWindowStore").Types(k, v)
 	case spec.StoreSession:
-		open, kind = "DriverSessionStore", "session"
+		open = "DriverSessionStore"
 		typ = jen.Qual(pathSgstream, "TypedSessionStore").Types(k, v)
 	default:
-		open, kind = "DriverKVStore", "key-value"
+		open = "DriverKVStore"
 		typ = jen.Qual(pathSgstream, "KVStore").Types(k, v)
 	}
 	f.Line()
-	f.Comment(fmt.Sprintf("%s is the %s store %q", method, kind, st.Name))
+	f.Comment(fmt.Sprintf("%s is the %s store %q", method, s.kind(), st.Name))
 	if s.global {
 		f.Comment("as it is after the last pipe. It materializes a global table, so every")
 		f.Comment("partition gives the one global replica.")
@@ -315,13 +308,13 @@ func (g *driverGen) emitStore(s driverStore) {
 		f.Comment("reached yet has an empty store.")
 	}
 	f.Func().Params(recv()).Id(method).Params(jen.Id("partition").Int32()).Params(jen.Op("*").Add(typ), jen.Error()).Block(
-		jen.Return(jen.Qual(pathSgstream, open).Call(inner(), jen.Lit(st.Name), jen.Id("partition"), ks, vs)),
+		jen.Return(jen.Qual(pathSgstream, open).Call(inner(), desc("Name"), jen.Id("partition"), desc("KeySerde"), vs)),
 	)
 	f.Line()
 	f.Comment(fmt.Sprintf("%sForKey is %s on the partition that holds key:", method, method))
 	f.Comment("where records partitioned by key land (sgstream.StorePartition).")
-	f.Func().Params(recv()).Id(method+"ForKey").Params(jen.Id("key").Add(g.t.typ(st.Key))).Params(jen.Op("*").Add(typ.Clone()), jen.Error()).Block(
-		jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(pathSgstream, "StorePartition").Call(inner(), jen.Lit(st.Name), jen.Id("key"), g.t.serde(st.Key, nil)),
+	f.Func().Params(recv()).Id(method+"ForKey").Params(jen.Id("key").Add(g.c.topoType(st.Key))).Params(jen.Op("*").Add(typ.Clone()), jen.Error()).Block(
+		jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(pathSgstream, "StorePartition").Call(inner(), desc("Name"), jen.Id("key"), desc("KeySerde")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("d").Dot(method).Call(jen.Id("p"))),
 	)

@@ -124,11 +124,14 @@ type genCtx struct {
 
 	// funcAsserts are the user functions the topology names, with the Go
 	// signature each must have, in the order they are asserted in the
-	// topology file (set by generateTopology; read by CheckUserFuncs).
+	// topology file (model.funcs, set by buildModel; read by CheckUserFuncs).
 	funcAsserts []*funcAssert
 	// inlineExprs are the topology's inline expressions (`expr:`), for
 	// CheckUserFuncs to report their type errors at the spec position.
 	inlineExprs []*funcAssert
+	// model is the Go-level program the topology, driver and queries
+	// files are emitted from (set by buildModel).
+	model *model
 }
 
 // steps are the generator steps, run in order. Each adds files to the
@@ -138,7 +141,8 @@ var steps = []func(*genCtx) error{
 	assignNames,         // names.go/records.go: Go names of records, enums, fields
 	generateRecords,     // records.go: streamgen_records.go
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
-	generateTopology,    // topology.go: streamgen_topology.go
+	buildModel,          // model.go: the Go model of topics, stores and wiring
+	generateTopology,    // op_app.go: streamgen_topology.go
 	generateDriver,      // driver.go: streamgen_driver.go
 	generateQueries,     // query.go: streamgen_queries.go
 }

@@ -63,6 +63,11 @@ var kinds = []kind{
 	{prefix: "gen/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true}, build: true,
 		only: []string{"streamgen_records.go", "streamgen_records_test.go"}},
 	{prefix: "conformance/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},
+	// The type check's test packages (one imports a package that does not
+	// exist, so the check must fall back) and the rendered init project:
+	// their own tests generate them, nothing is committed.
+	{prefix: "internal/typecheck/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},
+	{prefix: "templates/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},
 }
 
 // genCase is one spec of the repository: its directory (relative to this

@@ -54,10 +54,10 @@ func (d *TestDriver) ReadEosCnt() ([]sgstream.Record[string, int64], error) {
 // processes it to completion.
 func (d *TestDriver) PipeEosData(key string, value int32, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeEosDataRecord(sgstream.Record[string, int32]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -101,13 +101,13 @@ func (d *TestDriver) ReadEosSum() ([]sgstream.Record[string, int64], error) {
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) CntStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "cnt-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, cntStore.Name(), partition, cntStore.KeySerde(), cntStore.ValueSerde())
 }
 
 // CntStoreForKey is CntStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) CntStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "cnt-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, cntStore.Name(), key, cntStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +118,13 @@ func (d *TestDriver) CntStoreForKey(key string) (*sgstream.KVStore[string, int64
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) MaxStore(partition int32) (*sgstream.KVStore[string, int32], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "max-store", partition, serdes.String, serdes.Int32)
+	return sgstream.DriverKVStore(d.TestDriver, maxStore.Name(), partition, maxStore.KeySerde(), maxStore.ValueSerde())
 }
 
 // MaxStoreForKey is MaxStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) MaxStoreForKey(key string) (*sgstream.KVStore[string, int32], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "max-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, maxStore.Name(), key, maxStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +135,13 @@ func (d *TestDriver) MaxStoreForKey(key string) (*sgstream.KVStore[string, int32
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) MinStore(partition int32) (*sgstream.KVStore[string, int32], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "min-store", partition, serdes.String, serdes.Int32)
+	return sgstream.DriverKVStore(d.TestDriver, minStore.Name(), partition, minStore.KeySerde(), minStore.ValueSerde())
 }
 
 // MinStoreForKey is MinStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) MinStoreForKey(key string) (*sgstream.KVStore[string, int32], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "min-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, minStore.Name(), key, minStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +152,13 @@ func (d *TestDriver) MinStoreForKey(key string) (*sgstream.KVStore[string, int32
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) SumStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "sum-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, sumStore.Name(), partition, sumStore.KeySerde(), sumStore.ValueSerde())
 }
 
 // SumStoreForKey is SumStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) SumStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "sum-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, sumStore.Name(), key, sumStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,15 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	cntStore = sgquery.NewKeyValue("cnt-store", serdes.String, serdes.Int64)
+	maxStore = sgquery.NewKeyValue("max-store", serdes.String, serdes.Int32)
+	minStore = sgquery.NewKeyValue("min-store", serdes.String, serdes.Int32)
+	sumStore = sgquery.NewKeyValue("sum-store", serdes.String, serdes.Int64)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,30 +35,30 @@ func NewQueries(src sgquery.Source) Queries {
 
 // CntStore reads the key-value store "cnt-store".
 func (q Queries) CntStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("cnt-store", serdes.String, serdes.Int64).On(q.src)
+	return cntStore.On(q.src)
 }
 
 // MaxStore reads the key-value store "max-store".
 func (q Queries) MaxStore() *sgquery.KeyValue[string, int32] {
-	return sgquery.NewKeyValue("max-store", serdes.String, serdes.Int32).On(q.src)
+	return maxStore.On(q.src)
 }
 
 // MinStore reads the key-value store "min-store".
 func (q Queries) MinStore() *sgquery.KeyValue[string, int32] {
-	return sgquery.NewKeyValue("min-store", serdes.String, serdes.Int32).On(q.src)
+	return minStore.On(q.src)
 }
 
 // SumStore reads the key-value store "sum-store".
 func (q Queries) SumStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("sum-store", serdes.String, serdes.Int64).On(q.src)
+	return sumStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("cnt-store", serdes.String, serdes.Int64),
-		sgquery.NewKeyValue("max-store", serdes.String, serdes.Int32),
-		sgquery.NewKeyValue("min-store", serdes.String, serdes.Int32),
-		sgquery.NewKeyValue("sum-store", serdes.String, serdes.Int64),
+		cntStore,
+		maxStore,
+		minStore,
+		sumStore,
 	}
 }

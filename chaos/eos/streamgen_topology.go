@@ -23,17 +23,17 @@ const AppID = "chaos-eos"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	eosData := sgstream.Source(b, "eos-data", sgstream.SourceConfig[string, int32]{
-		Key:        serdes.String,
-		Partitions: 5,
 		Topic:      "eos-data",
+		Key:        serdes.String,
 		Value:      serdes.Int32,
+		Partitions: 5,
 	})
 	sgstream.To(eosData, "echoed", "eos-echo", sgstream.SinkConfig[string, int32]{
 		Key:   serdes.String,
 		Value: serdes.Int32,
 	})
-	minsGroupByKey1 := sgstream.GroupByKey(eosData, "mins.group_by_key1", false, serdes.String, serdes.Int32)
-	minsAggregate2 := sgstream.Aggregate(minsGroupByKey1, "mins.aggregate2", "min-store", func() int32 {
+	minsGroupByKey1 := sgstream.GroupByKey(eosData, serdes.String, serdes.Int32)
+	minsAggregate2 := sgstream.Aggregate(minsGroupByKey1, "mins.aggregate2", minStore.Name(), func() int32 {
 		return int32(math.MaxInt32)
 	}, func(key string, value int32, agg int32) int32 {
 		return min(agg, value)
@@ -43,8 +43,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.Int32,
 	})
-	sumsGroupByKey1 := sgstream.GroupByKey(eosData, "sums.group_by_key1", false, serdes.String, serdes.Int32)
-	sumsAggregate2 := sgstream.Aggregate(sumsGroupByKey1, "sums.aggregate2", "sum-store", func() int64 {
+	sumsGroupByKey1 := sgstream.GroupByKey(eosData, serdes.String, serdes.Int32)
+	sumsAggregate2 := sgstream.Aggregate(sumsGroupByKey1, "sums.aggregate2", sumStore.Name(), func() int64 {
 		return int64(0)
 	}, func(key string, value int32, agg int64) int64 {
 		return agg + int64(value)
@@ -55,8 +55,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Value: serdes.Int64,
 	})
 	repartitioned := sgstream.Repartition(eosData, "data", 0, serdes.String, serdes.Int32)
-	maxesGroupByKey1 := sgstream.GroupByKey(repartitioned, "maxes.group_by_key1", false, serdes.String, serdes.Int32)
-	maxesAggregate2 := sgstream.Aggregate(maxesGroupByKey1, "maxes.aggregate2", "max-store", func() int32 {
+	maxesGroupByKey1 := sgstream.GroupByKey(repartitioned, serdes.String, serdes.Int32)
+	maxesAggregate2 := sgstream.Aggregate(maxesGroupByKey1, "maxes.aggregate2", maxStore.Name(), func() int32 {
 		return int32(math.MinInt32)
 	}, func(key string, value int32, agg int32) int32 {
 		return max(agg, value)
@@ -66,8 +66,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.Int32,
 	})
-	countsGroupByKey1 := sgstream.GroupByKey(repartitioned, "counts.group_by_key1", false, serdes.String, serdes.Int32)
-	countsCount2 := sgstream.Count(countsGroupByKey1, "counts.count2", "cnt-store")
+	countsGroupByKey1 := sgstream.GroupByKey(repartitioned, serdes.String, serdes.Int32)
+	countsCount2 := sgstream.Count(countsGroupByKey1, "counts.count2", cntStore.Name())
 	countsToStream3 := sgstream.ToStream(countsCount2, "counts.to_stream3")
 	sgstream.To(countsToStream3, "counts", "eos-cnt", sgstream.SinkConfig[string, int64]{
 		Key:   serdes.String,
@@ -86,17 +86,24 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: eos-da
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		CommitInterval:  5 * time.Second,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("eos-cnt", serdes.String, serdes.Int64),
+			sgreplay.Topic("eos-data", serdes.String, serdes.Int32),
+			sgreplay.Topic("eos-echo", serdes.String, serdes.Int32),
+			sgreplay.Topic("eos-max", serdes.String, serdes.Int32),
+			sgreplay.Topic("eos-min", serdes.String, serdes.Int32),
+			sgreplay.Topic("eos-sum", serdes.String, serdes.Int64),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("eos-cnt", serdes.String, serdes.Int64), sgreplay.Topic("eos-data", serdes.String, serdes.Int32), sgreplay.Topic("eos-echo", serdes.String, serdes.Int32), sgreplay.Topic("eos-max", serdes.String, serdes.Int32), sgreplay.Topic("eos-min", serdes.String, serdes.Int32), sgreplay.Topic("eos-sum", serdes.String, serdes.Int64)},
+		Describe:        topologyDescription,
+		Guarantee:       "exactly_once_v2",
+		CommitInterval:  5 * time.Second,
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

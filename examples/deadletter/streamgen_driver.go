@@ -54,10 +54,10 @@ func (d *TestDriver) ReadLargePayments() ([]sgstream.Record[string, *Payment], e
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipePayments(key string, value *Payment, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 

@@ -21,8 +21,8 @@ const AppID = "dead-letter-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	payments := sgstream.Source(b, "payments", sgstream.SourceConfig[string, *Payment]{
-		Key:   serdes.String,
 		Topic: "payments",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[Payment](),
 	})
 	largeFilter1 := sgstream.Filter(payments, "large.filter1", IsLarge)
@@ -45,16 +45,20 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: paymen
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		DeadLetterTopic: "payments-dlq",
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()),
+			sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()),
+			sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyDeadLetter,
 		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampDeadLetter,
+		Deserialization: sgstream.PolicyDeadLetter,
 		Processing:      sgstream.PolicyDeadLetter,
+		DeadLetterTopic: "payments-dlq",
+		InvalidTime:     sgstream.TimestampDeadLetter,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("large-payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes)},
 	}
 }
 

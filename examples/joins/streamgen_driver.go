@@ -54,10 +54,10 @@ func (d *TestDriver) ReadEnrichedOrders() ([]sgstream.Record[string, *EnrichedOr
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -88,10 +88,10 @@ func (d *TestDriver) ReadPaidOrders() ([]sgstream.Record[string, *PaidOrder], er
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipePayments(key string, value *Payment, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -108,10 +108,10 @@ func (d *TestDriver) PipePaymentsRecord(r sgstream.Record[string, *Payment], opt
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeUsers(key string, value *User, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeUsersRecord(sgstream.Record[string, *User]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -127,13 +127,13 @@ func (d *TestDriver) PipeUsersRecord(r sgstream.Record[string, *User], opts ...s
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) UsersStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "users-store", partition, serdes.String, serdes.Msgpack[User]())
+	return sgstream.DriverKVStore(d.TestDriver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
 }
 
 // UsersStoreForKey is UsersStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) UsersStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "users-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, usersStore.Name(), key, usersStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

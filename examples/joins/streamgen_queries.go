@@ -10,6 +10,12 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	usersStore = sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]())
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,12 +32,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // UsersStore reads the key-value store "users-store".
 func (q Queries) UsersStore() *sgquery.KeyValue[string, *User] {
-	return sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]()).On(q.src)
+	return usersStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]()),
+		usersStore,
 	}
 }

@@ -22,20 +22,20 @@ const AppID = "joins-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, *Order]{
-		Key:        serdes.String,
-		Partitions: 2,
 		Topic:      "orders",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[Order](),
+		Partitions: 2,
 	})
 	payments := sgstream.Source(b, "payments", sgstream.SourceConfig[string, *Payment]{
-		Key:        serdes.String,
-		Partitions: 2,
 		Topic:      "payments",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[Payment](),
+		Partitions: 2,
 	})
 	paidOrdersPayments := sgstream.JoinStreams(orders, payments, "orders-payments", sgstream.InnerJoin, sgstream.JoinWindows{
-		After:  10 * time.Minute,
 		Before: 10 * time.Minute,
+		After:  10 * time.Minute,
 		Grace:  time.Minute,
 	}, JoinPayment, sgstream.StreamJoinSerdes[string, *Order, *Payment]{
 		Key:   serdes.String,
@@ -50,11 +50,11 @@ func BuildTopology(b *sgstream.Builder) {
 		return value.UserID
 	})
 	users := sgstream.TableSource(b, "users", sgstream.SourceConfig[string, *User]{
-		Key:        serdes.String,
-		Partitions: 2,
 		Topic:      "users",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[User](),
-	}, "users-store")
+		Partitions: 2,
+	}, usersStore.Name())
 	ordersUsersLeftRepartitioned := sgstream.Repartition(ordersByUser, "orders-users-left", 0, serdes.String, serdes.Msgpack[Order]())
 	enrichedOrdersUsersLeft := sgstream.JoinStreamTable(ordersUsersLeftRepartitioned, users, "enriched.orders-users-left", sgstream.LeftJoin, Enrich)
 	sgstream.To(enrichedOrdersUsersLeft, "enriched", "enriched-orders", sgstream.SinkConfig[string, *EnrichedOrder]{
@@ -84,16 +84,23 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()),
+			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()),
+			sgreplay.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()),
+			sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()),
+			sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]()),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]()), sgreplay.Topic("paid-orders", serdes.String, serdes.Msgpack[PaidOrder]()), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
+		Describe:        topologyDescription,
+		Guarantee:       "exactly_once_v2",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

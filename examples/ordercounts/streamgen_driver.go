@@ -54,10 +54,10 @@ func (d *TestDriver) ReadOrderCounts() ([]sgstream.Record[string, int64], error)
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -73,13 +73,13 @@ func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ..
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) OrderCountsStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "order-counts-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, orderCountsStore.Name(), partition, orderCountsStore.KeySerde(), orderCountsStore.ValueSerde())
 }
 
 // OrderCountsStoreForKey is OrderCountsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) OrderCountsStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "order-counts-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, orderCountsStore.Name(), key, orderCountsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 

@@ -58,10 +58,10 @@ func (d *TestDriver) ReadOrderSummaries() ([]sgstream.Record[sgstream.Windowed[s
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -77,13 +77,13 @@ func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ..
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) OrderSummaryStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*OrderSummary]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "order-summary-store", partition, serdes.String, sgstream.TimestampedValueSerde[*OrderSummary]{Inner: serdes.Msgpack[OrderSummary]()})
+	return sgstream.DriverWindowStore(d.TestDriver, orderSummaryStore.Name(), partition, orderSummaryStore.KeySerde(), sgstream.TimestampedValueSerde[*OrderSummary]{Inner: orderSummaryStore.ValueSerde()})
 }
 
 // OrderSummaryStoreForKey is OrderSummaryStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) OrderSummaryStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*OrderSummary]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "order-summary-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, orderSummaryStore.Name(), key, orderSummaryStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

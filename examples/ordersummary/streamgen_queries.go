@@ -11,6 +11,12 @@ import (
 	"time"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	orderSummaryStore = sgquery.NewTimestampedWindow("order-summary-store", serdes.String, serdes.Msgpack[OrderSummary](), time.Hour)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -27,12 +33,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // OrderSummaryStore reads the window store "order-summary-store".
 func (q Queries) OrderSummaryStore() *sgquery.Window[string, *OrderSummary] {
-	return sgquery.NewWindow("order-summary-store", serdes.String, serdes.Msgpack[OrderSummary](), time.Hour, true).On(q.src)
+	return orderSummaryStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewWindow("order-summary-store", serdes.String, serdes.Msgpack[OrderSummary](), time.Hour, true),
+		orderSummaryStore,
 	}
 }

@@ -22,11 +22,11 @@ const AppID = "order-summary-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, *Order]{
-		Key:        serdes.String,
-		Partitions: 4,
-		Timestamp:  timestampOrders,
 		Topic:      "orders",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[Order](),
+		Timestamp:  timestampOrders,
+		Partitions: 4,
 	})
 	summariesFilter1 := sgstream.Filter(orders, "summaries.filter1", func(key string, value *Order) bool {
 		return value != nil
@@ -35,23 +35,18 @@ func BuildTopology(b *sgstream.Builder) {
 		return value.UserID
 	}, serdes.String, serdes.Msgpack[Order]())
 	summariesWindowedBy3 := sgstream.WindowedBy(summariesOrdersByUser, "summaries.windowed_by3", sgstream.TimeWindows{
+		Size:      time.Hour,
 		Grace:     5 * time.Minute,
 		Retention: 24 * time.Hour,
-		Size:      time.Hour,
 	})
-	summariesAggregate4 := sgstream.AggregateWindowed(summariesWindowedBy3, "summaries.aggregate4", "order-summary-store", sgstream.EmitOnUpdate, NewSummary, AddOrder, serdes.Msgpack[OrderSummary]())
+	summariesAggregate4 := sgstream.AggregateWindowed(summariesWindowedBy3, "summaries.aggregate4", orderSummaryStore.Name(), sgstream.EmitOnUpdate, NewSummary, AddOrder, serdes.Msgpack[OrderSummary]())
 	summariesToStream5 := sgstream.ToStream(summariesAggregate4, "summaries.to_stream5")
 	sgstream.To(summariesToStream5, "summaries", "order-summaries", sgstream.SinkConfig[sgstream.Windowed[string], *OrderSummary]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Hour,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  time.Hour,
-		}.PartitionKey,
-		Value:    serdes.Msgpack[OrderSummary](),
-		Windowed: true,
+		Value: serdes.Msgpack[OrderSummary](),
 	})
 }
 
@@ -78,16 +73,19 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.TimeWindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), time.Hour),
+			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.WindowedTopic("order-summaries", serdes.String, serdes.Msgpack[OrderSummary](), false, time.Hour), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
+		Describe:        topologyDescription,
+		Guarantee:       "exactly_once_v2",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -48,10 +48,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -114,13 +114,13 @@ func (d *TestDriver) ReadTumblingCounts() ([]sgstream.Record[sgstream.Windowed[s
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) FinalStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "final-store", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, finalStore.Name(), partition, finalStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: finalStore.ValueSerde()})
 }
 
 // FinalStoreForKey is FinalStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) FinalStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "final-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, finalStore.Name(), key, finalStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +131,13 @@ func (d *TestDriver) FinalStoreForKey(key string) (*sgstream.TypedWindowStore[st
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) HoppingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "hopping-store", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: hoppingStore.ValueSerde()})
 }
 
 // HoppingStoreForKey is HoppingStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "hopping-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, hoppingStore.Name(), key, hoppingStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +148,13 @@ func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) SessionStore(partition int32) (*sgstream.TypedSessionStore[string, int64], error) {
-	return sgstream.DriverSessionStore(d.TestDriver, "session-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverSessionStore(d.TestDriver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
 }
 
 // SessionStoreForKey is SessionStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "session-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, sessionStore.Name(), key, sessionStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -165,13 +165,13 @@ func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) SlidingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "sliding-store", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: slidingStore.ValueSerde()})
 }
 
 // SlidingStoreForKey is SlidingStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "sliding-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, slidingStore.Name(), key, slidingStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +182,13 @@ func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) TumblingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "tumbling-store", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, tumblingStore.Name(), partition, tumblingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: tumblingStore.ValueSerde()})
 }
 
 // TumblingStoreForKey is TumblingStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) TumblingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "tumbling-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, tumblingStore.Name(), key, tumblingStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

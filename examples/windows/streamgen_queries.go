@@ -11,6 +11,16 @@ import (
 	"time"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	finalStore    = sgquery.NewTimestampedWindow("final-store", serdes.String, serdes.Int64, time.Minute)
+	hoppingStore  = sgquery.NewTimestampedWindow("hopping-store", serdes.String, serdes.Int64, 5*time.Minute)
+	sessionStore  = sgquery.NewSession("session-store", serdes.String, serdes.Int64)
+	slidingStore  = sgquery.NewTimestampedWindow("sliding-store", serdes.String, serdes.Int64, 30*time.Second)
+	tumblingStore = sgquery.NewTimestampedWindow("tumbling-store", serdes.String, serdes.Int64, time.Minute)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -27,36 +37,36 @@ func NewQueries(src sgquery.Source) Queries {
 
 // FinalStore reads the window store "final-store".
 func (q Queries) FinalStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("final-store", serdes.String, serdes.Int64, time.Minute, true).On(q.src)
+	return finalStore.On(q.src)
 }
 
 // HoppingStore reads the window store "hopping-store".
 func (q Queries) HoppingStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("hopping-store", serdes.String, serdes.Int64, 5*time.Minute, true).On(q.src)
+	return hoppingStore.On(q.src)
 }
 
 // SessionStore reads the session store "session-store".
 func (q Queries) SessionStore() *sgquery.Session[string, int64] {
-	return sgquery.NewSession("session-store", serdes.String, serdes.Int64).On(q.src)
+	return sessionStore.On(q.src)
 }
 
 // SlidingStore reads the window store "sliding-store".
 func (q Queries) SlidingStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("sliding-store", serdes.String, serdes.Int64, 30*time.Second, true).On(q.src)
+	return slidingStore.On(q.src)
 }
 
 // TumblingStore reads the window store "tumbling-store".
 func (q Queries) TumblingStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("tumbling-store", serdes.String, serdes.Int64, time.Minute, true).On(q.src)
+	return tumblingStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewWindow("final-store", serdes.String, serdes.Int64, time.Minute, true),
-		sgquery.NewWindow("hopping-store", serdes.String, serdes.Int64, 5*time.Minute, true),
-		sgquery.NewSession("session-store", serdes.String, serdes.Int64),
-		sgquery.NewWindow("sliding-store", serdes.String, serdes.Int64, 30*time.Second, true),
-		sgquery.NewWindow("tumbling-store", serdes.String, serdes.Int64, time.Minute, true),
+		finalStore,
+		hoppingStore,
+		sessionStore,
+		slidingStore,
+		tumblingStore,
 	}
 }

@@ -22,89 +22,67 @@ const AppID = "window-counts-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	clicks := sgstream.Source(b, "clicks", sgstream.SourceConfig[string, string]{
-		Key:        serdes.String,
-		Partitions: 2,
 		Topic:      "clicks",
+		Key:        serdes.String,
 		Value:      serdes.String,
+		Partitions: 2,
 	})
-	byPage := sgstream.GroupByKey(clicks, "by-page", false, serdes.String, serdes.String)
+	byPage := sgstream.GroupByKey(clicks, serdes.String, serdes.String)
 	tumblingWindowedBy1 := sgstream.WindowedBy(byPage, "tumbling.windowed_by1", sgstream.TimeWindows{
-		Grace: 10 * time.Second,
 		Size:  time.Minute,
+		Grace: 10 * time.Second,
 	})
-	tumblingCount2 := sgstream.CountWindowed(tumblingWindowedBy1, "tumbling.count2", "tumbling-store", sgstream.EmitOnUpdate)
+	tumblingCount2 := sgstream.CountWindowed(tumblingWindowedBy1, "tumbling.count2", tumblingStore.Name(), sgstream.EmitOnUpdate)
 	tumblingToStream3 := sgstream.ToStream(tumblingCount2, "tumbling.to_stream3")
 	sgstream.To(tumblingToStream3, "tumbling", "tumbling-counts", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	hoppingWindowedBy1 := sgstream.WindowedBy(byPage, "hopping.windowed_by1", sgstream.TimeWindows{
-		Advance: time.Minute,
 		Size:    5 * time.Minute,
+		Advance: time.Minute,
 	})
-	hoppingCount2 := sgstream.CountWindowed(hoppingWindowedBy1, "hopping.count2", "hopping-store", sgstream.EmitOnUpdate)
+	hoppingCount2 := sgstream.CountWindowed(hoppingWindowedBy1, "hopping.count2", hoppingStore.Name(), sgstream.EmitOnUpdate)
 	hoppingToStream3 := sgstream.ToStream(hoppingCount2, "hopping.to_stream3")
 	sgstream.To(hoppingToStream3, "hopping", "hopping-counts", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  5 * time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  5 * time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	slidingWindowedBy1 := sgstream.WindowedBySliding(byPage, "sliding.windowed_by1", sgstream.SlidingWindows{
-		Grace:          10 * time.Second,
 		TimeDifference: 30 * time.Second,
+		Grace:          10 * time.Second,
 	})
-	slidingCount2 := sgstream.CountWindowed(slidingWindowedBy1, "sliding.count2", "sliding-store", sgstream.EmitOnUpdate)
+	slidingCount2 := sgstream.CountWindowed(slidingWindowedBy1, "sliding.count2", slidingStore.Name(), sgstream.EmitOnUpdate)
 	slidingToStream3 := sgstream.ToStream(slidingCount2, "sliding.to_stream3")
 	sgstream.To(slidingToStream3, "sliding", "sliding-counts", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  30 * time.Second,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  30 * time.Second,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	sessionsWindowedBy1 := sgstream.WindowedBySession(byPage, "sessions.windowed_by1", sgstream.SessionWindows{Gap: 30 * time.Second})
-	sessionsCount2 := sgstream.CountSession(sessionsWindowedBy1, "sessions.count2", "session-store", sgstream.EmitOnUpdate)
+	sessionsCount2 := sgstream.CountSession(sessionsWindowedBy1, "sessions.count2", sessionStore.Name(), sgstream.EmitOnUpdate)
 	sessionsToStream3 := sgstream.ToStream(sessionsCount2, "sessions.to_stream3")
 	sgstream.To(sessionsToStream3, "sessions", "session-counts", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-		Key:          sgstream.SessionWindowedSerde[string]{Inner: serdes.String},
-		PartitionKey: sgstream.SessionWindowedSerde[string]{Inner: serdes.String}.PartitionKey,
-		Value:        serdes.Int64,
-		Windowed:     true,
+		Key:   sgstream.SessionWindowedSerde[string]{Inner: serdes.String},
+		Value: serdes.Int64,
 	})
 	finalWindowedBy1 := sgstream.WindowedBy(byPage, "final.windowed_by1", sgstream.TimeWindows{Size: time.Minute})
-	finalCount2 := sgstream.CountWindowed(finalWindowedBy1, "final.count2", "final-store", sgstream.EmitOnClose)
+	finalCount2 := sgstream.CountWindowed(finalWindowedBy1, "final.count2", finalStore.Name(), sgstream.EmitOnClose)
 	finalToStream3 := sgstream.ToStream(finalCount2, "final.to_stream3")
 	sgstream.To(finalToStream3, "final", "final-counts", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 }
 
@@ -114,16 +92,23 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("clicks", serdes.String, serdes.String),
+			sgreplay.TimeWindowedTopic("final-counts", serdes.String, serdes.Int64, time.Minute),
+			sgreplay.TimeWindowedTopic("hopping-counts", serdes.String, serdes.Int64, 5*time.Minute),
+			sgreplay.SessionWindowedTopic("session-counts", serdes.String, serdes.Int64),
+			sgreplay.TimeWindowedTopic("sliding-counts", serdes.String, serdes.Int64, 30*time.Second),
+			sgreplay.TimeWindowedTopic("tumbling-counts", serdes.String, serdes.Int64, time.Minute),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final-counts", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping-counts", serdes.String, serdes.Int64, false, 5*time.Minute), sgreplay.WindowedTopic("session-counts", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding-counts", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling-counts", serdes.String, serdes.Int64, false, time.Minute)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

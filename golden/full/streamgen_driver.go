@@ -52,10 +52,10 @@ func (d *TestDriver) ReadBigOrders() ([]sgstream.Record[string, *Order], error) 
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeCountries(key string, value *Country, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeCountriesRecord(sgstream.Record[string, *Country]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -100,10 +100,10 @@ func (d *TestDriver) ReadEnriched() ([]sgstream.Record[string, *Enriched], error
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -134,10 +134,10 @@ func (d *TestDriver) ReadPaid() ([]sgstream.Record[string, string], error) {
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipePayments(key string, value *Payment, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -175,10 +175,10 @@ func (d *TestDriver) ReadUserTotals() ([]sgstream.Record[string, *Stats], error)
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeUsers(key string, value *User, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeUsersRecord(sgstream.Record[string, *User]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -201,13 +201,13 @@ func (d *TestDriver) ReadUsers() ([]sgstream.Record[string, *User], error) {
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) ActivityStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "activity-store", partition, serdes.String, sgstream.TimestampedValueSerde[*Stats]{Inner: serdes.Msgpack[Stats]()})
+	return sgstream.DriverWindowStore(d.TestDriver, activityStore.Name(), partition, activityStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: activityStore.ValueSerde()})
 }
 
 // ActivityStoreForKey is ActivityStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) ActivityStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "activity-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, activityStore.Name(), key, activityStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +218,13 @@ func (d *TestDriver) ActivityStoreForKey(key string) (*sgstream.TypedWindowStore
 // as it is after the last pipe. It materializes a global table, so every
 // partition gives the one global replica.
 func (d *TestDriver) CountriesStore(partition int32) (*sgstream.KVStore[string, *Country], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "countries-store", partition, serdes.String, serdes.Msgpack[Country]())
+	return sgstream.DriverKVStore(d.TestDriver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
 }
 
 // CountriesStoreForKey is CountriesStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string, *Country], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "countries-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, countriesStore.Name(), key, countriesStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -235,13 +235,13 @@ func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string,
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) CountryStatsStore(partition int32) (*sgstream.KVStore[string, *Stats], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "country-stats-store", partition, serdes.String, serdes.Msgpack[Stats]())
+	return sgstream.DriverKVStore(d.TestDriver, countryStatsStore.Name(), partition, countryStatsStore.KeySerde(), countryStatsStore.ValueSerde())
 }
 
 // CountryStatsStoreForKey is CountryStatsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) CountryStatsStoreForKey(key string) (*sgstream.KVStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "country-stats-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, countryStatsStore.Name(), key, countryStatsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -252,13 +252,13 @@ func (d *TestDriver) CountryStatsStoreForKey(key string) (*sgstream.KVStore[stri
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) Counts5mStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "counts-5m-store", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, counts5mStore.Name(), partition, counts5mStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: counts5mStore.ValueSerde()})
 }
 
 // Counts5mStoreForKey is Counts5mStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) Counts5mStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "counts-5m-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, counts5mStore.Name(), key, counts5mStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -269,13 +269,13 @@ func (d *TestDriver) Counts5mStoreForKey(key string) (*sgstream.TypedWindowStore
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) DedupStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "dedup", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, dedupStore.Name(), partition, dedupStore.KeySerde(), dedupStore.ValueSerde())
 }
 
 // DedupStoreForKey is DedupStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) DedupStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "dedup", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, dedupStore.Name(), key, dedupStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -286,13 +286,13 @@ func (d *TestDriver) DedupStoreForKey(key string) (*sgstream.KVStore[string, int
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) HoppingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Order]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "hopping-store", partition, serdes.String, sgstream.TimestampedValueSerde[*Order]{Inner: serdes.Msgpack[Order]()})
+	return sgstream.DriverWindowStore(d.TestDriver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[*Order]{Inner: hoppingStore.ValueSerde()})
 }
 
 // HoppingStoreForKey is HoppingStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Order]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "hopping-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, hoppingStore.Name(), key, hoppingStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -303,13 +303,13 @@ func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) LatestUserStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "latest-user-store", partition, serdes.String, serdes.Msgpack[User]())
+	return sgstream.DriverKVStore(d.TestDriver, latestUserStore.Name(), partition, latestUserStore.KeySerde(), latestUserStore.ValueSerde())
 }
 
 // LatestUserStoreForKey is LatestUserStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) LatestUserStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "latest-user-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, latestUserStore.Name(), key, latestUserStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -320,13 +320,13 @@ func (d *TestDriver) LatestUserStoreForKey(key string) (*sgstream.KVStore[string
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) OrdersByIDStore(partition int32) (*sgstream.KVStore[string, *Order], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "orders-by-id", partition, serdes.String, serdes.Msgpack[Order]())
+	return sgstream.DriverKVStore(d.TestDriver, ordersByIDStore.Name(), partition, ordersByIDStore.KeySerde(), ordersByIDStore.ValueSerde())
 }
 
 // OrdersByIDStoreForKey is OrdersByIDStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) OrdersByIDStoreForKey(key string) (*sgstream.KVStore[string, *Order], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "orders-by-id", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, ordersByIDStore.Name(), key, ordersByIDStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -337,13 +337,13 @@ func (d *TestDriver) OrdersByIDStoreForKey(key string) (*sgstream.KVStore[string
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) RecentStore(partition int32) (*sgstream.TypedWindowStore[string, *Order], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "recent", partition, serdes.String, serdes.Msgpack[Order]())
+	return sgstream.DriverWindowStore(d.TestDriver, recentStore.Name(), partition, recentStore.KeySerde(), recentStore.ValueSerde())
 }
 
 // RecentStoreForKey is RecentStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) RecentStoreForKey(key string) (*sgstream.TypedWindowStore[string, *Order], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "recent", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, recentStore.Name(), key, recentStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -354,13 +354,13 @@ func (d *TestDriver) RecentStoreForKey(key string) (*sgstream.TypedWindowStore[s
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) SessionStore(partition int32) (*sgstream.TypedSessionStore[string, *Stats], error) {
-	return sgstream.DriverSessionStore(d.TestDriver, "session-store", partition, serdes.String, serdes.Msgpack[Stats]())
+	return sgstream.DriverSessionStore(d.TestDriver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
 }
 
 // SessionStoreForKey is SessionStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "session-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, sessionStore.Name(), key, sessionStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -371,13 +371,13 @@ func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) SlidingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "sliding-store", partition, serdes.String, sgstream.TimestampedValueSerde[*Stats]{Inner: serdes.Msgpack[Stats]()})
+	return sgstream.DriverWindowStore(d.TestDriver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: slidingStore.ValueSerde()})
 }
 
 // SlidingStoreForKey is SlidingStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "sliding-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, slidingStore.Name(), key, slidingStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -388,13 +388,13 @@ func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) StatusCountsStore(partition int32) (*sgstream.KVStore[Status, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "status-counts", partition, serdes.Enum[Status](), serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, statusCountsStore.Name(), partition, statusCountsStore.KeySerde(), statusCountsStore.ValueSerde())
 }
 
 // StatusCountsStoreForKey is StatusCountsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) StatusCountsStoreForKey(key Status) (*sgstream.KVStore[Status, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "status-counts", key, serdes.Enum[Status]())
+	p, err := sgstream.StorePartition(d.TestDriver, statusCountsStore.Name(), key, statusCountsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -405,13 +405,13 @@ func (d *TestDriver) StatusCountsStoreForKey(key Status) (*sgstream.KVStore[Stat
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) UserTotalsStore(partition int32) (*sgstream.KVStore[string, *Stats], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "user-totals-store", partition, serdes.String, serdes.Msgpack[Stats]())
+	return sgstream.DriverKVStore(d.TestDriver, userTotalsStore.Name(), partition, userTotalsStore.KeySerde(), userTotalsStore.ValueSerde())
 }
 
 // UserTotalsStoreForKey is UserTotalsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) UserTotalsStoreForKey(key string) (*sgstream.KVStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "user-totals-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, userTotalsStore.Name(), key, userTotalsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -422,13 +422,13 @@ func (d *TestDriver) UserTotalsStoreForKey(key string) (*sgstream.KVStore[string
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) UsersPerCountryStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "users-per-country-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
 }
 
 // UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) UsersPerCountryStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "users-per-country-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -439,13 +439,13 @@ func (d *TestDriver) UsersPerCountryStoreForKey(key string) (*sgstream.KVStore[s
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) UsersStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "users-store", partition, serdes.String, serdes.Msgpack[User]())
+	return sgstream.DriverKVStore(d.TestDriver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
 }
 
 // UsersStoreForKey is UsersStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) UsersStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "users-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, usersStore.Name(), key, usersStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,26 @@ import (
 	"time"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	activityStore        = sgquery.NewTimestampedWindow("activity-store", serdes.String, serdes.Msgpack[Stats](), time.Hour)
+	countriesStore       = sgquery.NewKeyValue("countries-store", serdes.String, serdes.Msgpack[Country]())
+	countryStatsStore    = sgquery.NewKeyValue("country-stats-store", serdes.String, serdes.Msgpack[Stats]())
+	counts5mStore        = sgquery.NewTimestampedWindow("counts-5m-store", serdes.String, serdes.Int64, 5*time.Minute)
+	dedupStore           = sgquery.NewKeyValue("dedup", serdes.String, serdes.Int64)
+	hoppingStore         = sgquery.NewTimestampedWindow("hopping-store", serdes.String, serdes.Msgpack[Order](), 10*time.Minute)
+	latestUserStore      = sgquery.NewKeyValue("latest-user-store", serdes.String, serdes.Msgpack[User]())
+	ordersByIDStore      = sgquery.NewKeyValue("orders-by-id", serdes.String, serdes.Msgpack[Order]())
+	recentStore          = sgquery.NewWindow("recent", serdes.String, serdes.Msgpack[Order](), time.Minute)
+	sessionStore         = sgquery.NewSession("session-store", serdes.String, serdes.Msgpack[Stats]())
+	slidingStore         = sgquery.NewTimestampedWindow("sliding-store", serdes.String, serdes.Msgpack[Stats](), 10*time.Minute)
+	statusCountsStore    = sgquery.NewKeyValue("status-counts", serdes.Enum[Status](), serdes.Int64)
+	userTotalsStore      = sgquery.NewKeyValue("user-totals-store", serdes.String, serdes.Msgpack[Stats]())
+	usersPerCountryStore = sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64)
+	usersStore           = sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]())
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -25,96 +45,96 @@ func NewQueries(src sgquery.Source) Queries {
 
 // ActivityStore reads the window store "activity-store".
 func (q Queries) ActivityStore() *sgquery.Window[string, *Stats] {
-	return sgquery.NewWindow("activity-store", serdes.String, serdes.Msgpack[Stats](), time.Hour, true).On(q.src)
+	return activityStore.On(q.src)
 }
 
 // CountriesStore reads the key-value store "countries-store".
 func (q Queries) CountriesStore() *sgquery.KeyValue[string, *Country] {
-	return sgquery.NewKeyValue("countries-store", serdes.String, serdes.Msgpack[Country]()).On(q.src)
+	return countriesStore.On(q.src)
 }
 
 // CountryStatsStore reads the key-value store "country-stats-store".
 func (q Queries) CountryStatsStore() *sgquery.KeyValue[string, *Stats] {
-	return sgquery.NewKeyValue("country-stats-store", serdes.String, serdes.Msgpack[Stats]()).On(q.src)
+	return countryStatsStore.On(q.src)
 }
 
 // Counts5mStore reads the window store "counts-5m-store".
 func (q Queries) Counts5mStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("counts-5m-store", serdes.String, serdes.Int64, 5*time.Minute, true).On(q.src)
+	return counts5mStore.On(q.src)
 }
 
 // DedupStore reads the key-value store "dedup".
 func (q Queries) DedupStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("dedup", serdes.String, serdes.Int64).On(q.src)
+	return dedupStore.On(q.src)
 }
 
 // HoppingStore reads the window store "hopping-store".
 func (q Queries) HoppingStore() *sgquery.Window[string, *Order] {
-	return sgquery.NewWindow("hopping-store", serdes.String, serdes.Msgpack[Order](), 10*time.Minute, true).On(q.src)
+	return hoppingStore.On(q.src)
 }
 
 // LatestUserStore reads the key-value store "latest-user-store".
 func (q Queries) LatestUserStore() *sgquery.KeyValue[string, *User] {
-	return sgquery.NewKeyValue("latest-user-store", serdes.String, serdes.Msgpack[User]()).On(q.src)
+	return latestUserStore.On(q.src)
 }
 
 // OrdersByIDStore reads the key-value store "orders-by-id".
 func (q Queries) OrdersByIDStore() *sgquery.KeyValue[string, *Order] {
-	return sgquery.NewKeyValue("orders-by-id", serdes.String, serdes.Msgpack[Order]()).On(q.src)
+	return ordersByIDStore.On(q.src)
 }
 
 // RecentStore reads the window store "recent".
 func (q Queries) RecentStore() *sgquery.Window[string, *Order] {
-	return sgquery.NewWindow("recent", serdes.String, serdes.Msgpack[Order](), time.Minute, false).On(q.src)
+	return recentStore.On(q.src)
 }
 
 // SessionStore reads the session store "session-store".
 func (q Queries) SessionStore() *sgquery.Session[string, *Stats] {
-	return sgquery.NewSession("session-store", serdes.String, serdes.Msgpack[Stats]()).On(q.src)
+	return sessionStore.On(q.src)
 }
 
 // SlidingStore reads the window store "sliding-store".
 func (q Queries) SlidingStore() *sgquery.Window[string, *Stats] {
-	return sgquery.NewWindow("sliding-store", serdes.String, serdes.Msgpack[Stats](), 10*time.Minute, true).On(q.src)
+	return slidingStore.On(q.src)
 }
 
 // StatusCountsStore reads the key-value store "status-counts".
 func (q Queries) StatusCountsStore() *sgquery.KeyValue[Status, int64] {
-	return sgquery.NewKeyValue("status-counts", serdes.Enum[Status](), serdes.Int64).On(q.src)
+	return statusCountsStore.On(q.src)
 }
 
 // UserTotalsStore reads the key-value store "user-totals-store".
 func (q Queries) UserTotalsStore() *sgquery.KeyValue[string, *Stats] {
-	return sgquery.NewKeyValue("user-totals-store", serdes.String, serdes.Msgpack[Stats]()).On(q.src)
+	return userTotalsStore.On(q.src)
 }
 
 // UsersPerCountryStore reads the key-value store "users-per-country-store".
 func (q Queries) UsersPerCountryStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64).On(q.src)
+	return usersPerCountryStore.On(q.src)
 }
 
 // UsersStore reads the key-value store "users-store".
 func (q Queries) UsersStore() *sgquery.KeyValue[string, *User] {
-	return sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]()).On(q.src)
+	return usersStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewWindow("activity-store", serdes.String, serdes.Msgpack[Stats](), time.Hour, true),
-		sgquery.NewKeyValue("countries-store", serdes.String, serdes.Msgpack[Country]()),
-		sgquery.NewKeyValue("country-stats-store", serdes.String, serdes.Msgpack[Stats]()),
-		sgquery.NewWindow("counts-5m-store", serdes.String, serdes.Int64, 5*time.Minute, true),
-		sgquery.NewKeyValue("dedup", serdes.String, serdes.Int64),
-		sgquery.NewWindow("hopping-store", serdes.String, serdes.Msgpack[Order](), 10*time.Minute, true),
-		sgquery.NewKeyValue("latest-user-store", serdes.String, serdes.Msgpack[User]()),
-		sgquery.NewKeyValue("orders-by-id", serdes.String, serdes.Msgpack[Order]()),
-		sgquery.NewWindow("recent", serdes.String, serdes.Msgpack[Order](), time.Minute, false),
-		sgquery.NewSession("session-store", serdes.String, serdes.Msgpack[Stats]()),
-		sgquery.NewWindow("sliding-store", serdes.String, serdes.Msgpack[Stats](), 10*time.Minute, true),
-		sgquery.NewKeyValue("status-counts", serdes.Enum[Status](), serdes.Int64),
-		sgquery.NewKeyValue("user-totals-store", serdes.String, serdes.Msgpack[Stats]()),
-		sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64),
-		sgquery.NewKeyValue("users-store", serdes.String, serdes.Msgpack[User]()),
+		activityStore,
+		countriesStore,
+		countryStatsStore,
+		counts5mStore,
+		dedupStore,
+		hoppingStore,
+		latestUserStore,
+		ordersByIDStore,
+		recentStore,
+		sessionStore,
+		slidingStore,
+		statusCountsStore,
+		userTotalsStore,
+		usersPerCountryStore,
+		usersStore,
 	}
 }

@@ -21,11 +21,11 @@ const AppID = "full-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, *Order]{
-		Key:        serdes.String,
-		Partitions: 4,
-		Timestamp:  timestampOrders,
 		Topic:      "orders",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[Order](),
+		Timestamp:  timestampOrders,
+		Partitions: 4,
 	})
 	validFilter1 := sgstream.Filter(orders, "valid.filter1", func(key string, value *Order) bool {
 		return value != nil
@@ -36,12 +36,12 @@ func BuildTopology(b *sgstream.Builder) {
 		strings.ToUpper(key)
 	})
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
-		InMemory: true,
+		Name:     dedupStore.Name(),
 		Kind:     sgstream.KeyValueStore,
+		InMemory: true,
 		Logged:   true,
-		Name:     "dedup",
 	})
-	valid := sgstream.ProcessValues(validPeek4, "valid", NewDedup, []string{"dedup"})
+	valid := sgstream.ProcessValues(validPeek4, "valid", NewDedup, []string{dedupStore.Name()})
 	sized := sgstream.Split(valid, "sized", []sgstream.Branch[string, *Order]{{
 		Name: "big",
 		Pred: func(key string, value *Order) bool {
@@ -66,8 +66,8 @@ func BuildTopology(b *sgstream.Builder) {
 	byUserSelectKey1 := sgstream.SelectKey(valid, "by-user.select_key1", func(key string, value *Order) string {
 		return value.UserID
 	})
-	byUser := sgstream.GroupByKey(byUserSelectKey1, "orders-by-user", true, serdes.String, serdes.Msgpack[Order]())
-	totals := sgstream.Aggregate(byUser, "totals", "user-totals-store", func() *Stats {
+	byUser := sgstream.GroupByKey(byUserSelectKey1, serdes.String, serdes.Msgpack[Order](), sgstream.RepartitionAs("orders-by-user"))
+	totals := sgstream.Aggregate(byUser, "totals", userTotalsStore.Name(), func() *Stats {
 		return &Stats{}
 	}, AddOrder, serdes.Msgpack[Stats]())
 	totalsOutToStream1 := sgstream.ToStream(totals, "totals-out.to_stream1")
@@ -76,13 +76,13 @@ func BuildTopology(b *sgstream.Builder) {
 		Value: serdes.Msgpack[Stats](),
 	})
 	counts5mWindowedBy1 := sgstream.WindowedBy(byUser, "counts-5m.windowed_by1", sgstream.TimeWindows{
-		Grace: time.Minute,
 		Size:  5 * time.Minute,
+		Grace: time.Minute,
 	})
-	counts5mCount2 := sgstream.CountWindowed(counts5mWindowedBy1, "counts-5m.count2", "counts-5m-store", sgstream.EmitOnClose)
+	counts5mCount2 := sgstream.CountWindowed(counts5mWindowedBy1, "counts-5m.count2", counts5mStore.Name(), sgstream.EmitOnClose)
 	counts5mCountsFinal := sgstream.Suppress(counts5mCount2, "counts-final", sgstream.SuppressConfig{
-		Grace:             time.Minute,
 		UntilWindowCloses: true,
+		Grace:             time.Minute,
 	}, sgstream.WindowEnd[string])
 	counts5mToStream4 := sgstream.ToStream(counts5mCountsFinal, "counts-5m.to_stream4")
 	counts5mMap5 := sgstream.Map(counts5mToStream4, "counts-5m.map5", Unwindow)
@@ -91,55 +91,55 @@ func BuildTopology(b *sgstream.Builder) {
 		Value: serdes.Int64,
 	})
 	hoppingWindowedBy1 := sgstream.WindowedBy(byUser, "hopping.windowed_by1", sgstream.TimeWindows{
+		Size:      10 * time.Minute,
 		Advance:   5 * time.Minute,
 		Retention: time.Hour,
-		Size:      10 * time.Minute,
 	})
-	sgstream.ReduceWindowed(hoppingWindowedBy1, "hopping", "hopping-store", sgstream.EmitOnUpdate, LatestOrder)
+	sgstream.ReduceWindowed(hoppingWindowedBy1, "hopping", hoppingStore.Name(), sgstream.EmitOnUpdate, LatestOrder)
 	slidingWindowedBy1 := sgstream.WindowedBySliding(byUser, "sliding.windowed_by1", sgstream.SlidingWindows{
-		Grace:          time.Minute,
 		TimeDifference: 10 * time.Minute,
+		Grace:          time.Minute,
 	})
-	sgstream.AggregateWindowed(slidingWindowedBy1, "sliding", "sliding-store", sgstream.EmitOnUpdate, NewStats, AddOrder, serdes.Msgpack[Stats]())
+	sgstream.AggregateWindowed(slidingWindowedBy1, "sliding", slidingStore.Name(), sgstream.EmitOnUpdate, NewStats, AddOrder, serdes.Msgpack[Stats]())
 	sessionsWindowedBy1 := sgstream.WindowedBySession(byUser, "sessions.windowed_by1", sgstream.SessionWindows{Gap: 30 * time.Minute})
-	sessionsAggregate2 := sgstream.AggregateSession(sessionsWindowedBy1, "sessions.aggregate2", "session-store", sgstream.EmitOnUpdate, NewStats, AddOrder, MergeStats, serdes.Msgpack[Stats]())
+	sessionsAggregate2 := sgstream.AggregateSession(sessionsWindowedBy1, "sessions.aggregate2", sessionStore.Name(), sgstream.EmitOnUpdate, NewStats, AddOrder, MergeStats, serdes.Msgpack[Stats]())
 	sgstream.Suppress(sessionsAggregate2, "session-buffer", sgstream.SuppressConfig{
-		EmitEarlyWhenFull: true,
-		MaxBytes:          int64(1048576),
-		MaxRecords:        1000,
 		TimeLimit:         time.Minute,
+		MaxRecords:        1000,
+		MaxBytes:          int64(1048576),
+		EmitEarlyWhenFull: true,
 	}, nil)
 	byStatusOrdersByStatus := sgstream.GroupBy(valid, "orders-by-status", StatusOf, serdes.Enum[Status](), serdes.Msgpack[Order]())
-	sgstream.Count(byStatusOrdersByStatus, "by-status", "status-counts")
+	sgstream.Count(byStatusOrdersByStatus, "by-status", statusCountsStore.Name())
 	users := sgstream.TableSource(b, "users", sgstream.SourceConfig[string, *User]{
-		Key:   serdes.String,
 		Topic: "users",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[User](),
-	}, "users-store")
+	}, usersStore.Name())
 	usersPerCountryFilter1 := sgstream.FilterTable(users, "users-per-country.filter1", func(key string, value *User) bool {
 		return value.Country != ""
 	})
 	usersPerCountryUsersByCountry := sgstream.GroupByTable(usersPerCountryFilter1, "users-by-country", UserByCountry, serdes.String, serdes.Msgpack[User]())
-	sgstream.CountTable(usersPerCountryUsersByCountry, "users-per-country", "users-per-country-store")
+	sgstream.CountTable(usersPerCountryUsersByCountry, "users-per-country", usersPerCountryStore.Name())
 	countryStatsUsersByCountry2 := sgstream.GroupByTable(users, "users-by-country-2", UserByCountry, serdes.String, serdes.Msgpack[User]())
-	sgstream.AggregateTable(countryStatsUsersByCountry2, "country-stats", "country-stats-store", NewStats, AddUser, func(key string, value *User, agg *Stats) *Stats {
+	sgstream.AggregateTable(countryStatsUsersByCountry2, "country-stats", countryStatsStore.Name(), NewStats, AddUser, func(key string, value *User, agg *Stats) *Stats {
 		return SubUser(key, value, agg)
 	}, serdes.Msgpack[Stats]())
 	latestUserUsersByCountry3 := sgstream.GroupByTable(users, "users-by-country-3", UserByCountry, serdes.String, serdes.Msgpack[User]())
-	sgstream.ReduceTable(latestUserUsersByCountry3, "latest-user", "latest-user-store", PickUser, DropUser)
+	sgstream.ReduceTable(latestUserUsersByCountry3, "latest-user", latestUserStore.Name(), PickUser, DropUser)
 	payments := sgstream.Source(b, "payments", sgstream.SourceConfig[string, *Payment]{
-		Key:       serdes.String,
-		Timestamp: timestampPayments,
 		Topic:     "payments",
+		Key:       serdes.String,
 		Value:     serdes.Msgpack[Payment](),
+		Timestamp: timestampPayments,
 	})
 	paymentsByOrder := sgstream.SelectKey(payments, "payments-by-order", func(key string, value *Payment) string {
 		return value.OrderID
 	})
 	orderPaymentsRightRepartitioned := sgstream.Repartition(paymentsByOrder, "order-payments-right", 0, serdes.String, serdes.Msgpack[Payment]())
 	paidOrdersOrderPayments := sgstream.JoinStreams(valid, orderPaymentsRightRepartitioned, "order-payments", sgstream.OuterJoin, sgstream.JoinWindows{
-		After:  10 * time.Minute,
 		Before: 10 * time.Minute,
+		After:  10 * time.Minute,
 		Grace:  time.Minute,
 	}, MatchPayment, sgstream.StreamJoinSerdes[string, *Order, *Payment]{
 		Key:   serdes.String,
@@ -159,10 +159,10 @@ func BuildTopology(b *sgstream.Builder) {
 	ordersUsersRepartitioned := sgstream.Repartition(enrichOrdersSelectKey1, "orders-users", 0, serdes.String, serdes.Msgpack[Order]())
 	enrichOrdersOrdersUsers := sgstream.JoinStreamTable(ordersUsersRepartitioned, users, "enrich-orders.orders-users", sgstream.LeftJoin, Enrich)
 	countries := sgstream.GlobalTableSource(b, "countries", sgstream.SourceConfig[string, *Country]{
-		Key:   serdes.String,
 		Topic: "countries",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[Country](),
-	}, "countries-store")
+	}, countriesStore.Name())
 	enrichOrdersJoin3 := sgstream.JoinStreamGlobal(enrichOrdersOrdersUsers, countries, "enrich-orders.join3", sgstream.InnerJoin, func(key string, value *Enriched) string {
 		return value.User.Country
 	}, func(key string, left *Enriched, right *Country) *Enriched {
@@ -172,38 +172,38 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Enriched](),
 	})
-	orderTable := sgstream.ToTable(orders, "order-table", "orders-by-id", serdes.String, serdes.Msgpack[Order]())
+	orderTable := sgstream.ToTable(orders, "order-table", ordersByIDStore.Name(), serdes.String, serdes.Msgpack[Order]())
 	sgstream.JoinForeignKey(orderTable, users, "order-user", sgstream.InnerJoin, func(value *Order) string {
 		return value.UserID
 	}, JoinUser, "", sgstream.ForeignKeySerdes[string, *Order, string, *Enriched]{
-		ForeignKey: serdes.String,
 		Key:        serdes.String,
-		Result:     serdes.Msgpack[Enriched](),
 		Value:      serdes.Msgpack[Order](),
+		ForeignKey: serdes.String,
+		Result:     serdes.Msgpack[Enriched](),
 	})
 	userWithTotalsJoin1 := sgstream.JoinTables(users, totals, "user-with-totals.join1", sgstream.OuterJoin, UserTotals, "", serdes.Msgpack[Enriched]())
 	userWithTotalsToStream2 := sgstream.ToStream(userWithTotalsJoin1, "user-with-totals.to_stream2")
 	sgstream.Foreach(userWithTotalsToStream2, "user-with-totals", Print)
-	ordersGrouped := sgstream.GroupByKey(valid, "orders-grouped", false, serdes.String, serdes.Msgpack[Order]())
-	paymentsGrouped := sgstream.GroupByKey(paymentsByOrder, "payments-by-order-key", true, serdes.String, serdes.Msgpack[Payment]())
-	sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(ordersGrouped, AddOrderActivity), paymentsGrouped, AddPaymentActivity), "activity", "activity-store", sgstream.TimeWindows{Size: time.Hour}, NewStats, serdes.Msgpack[Stats]())
+	ordersGrouped := sgstream.GroupByKey(valid, serdes.String, serdes.Msgpack[Order]())
+	paymentsGrouped := sgstream.GroupByKey(paymentsByOrder, serdes.String, serdes.Msgpack[Payment](), sgstream.RepartitionAs("payments-by-order-key"))
+	sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(ordersGrouped, AddOrderActivity), paymentsGrouped, AddPaymentActivity), "activity", activityStore.Name(), sgstream.TimeWindows{Size: time.Hour}, NewStats, serdes.Msgpack[Stats]())
 	itemsFlatMapValues1 := sgstream.FlatMapValues(valid, "items.flat_map_values1", Items)
 	itemsFlatMap2 := sgstream.FlatMap(itemsFlatMapValues1, "items.flat_map2", ItemsBySku)
 	itemsItemsBySku := sgstream.Repartition(itemsFlatMap2, "items-by-sku", 8, serdes.String, serdes.Msgpack[Item]())
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
+		Name:       recentStore.Name(),
 		Kind:       sgstream.WindowStore,
-		Name:       "recent",
 		Retention:  time.Hour,
 		WindowSize: time.Minute,
 	})
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
-		Custom:    NewVisitStore,
+		Name:      "visits",
 		Kind:      sgstream.SessionStore,
 		Logged:    true,
-		Name:      "visits",
 		Retention: 2 * time.Hour,
+		Custom:    NewVisitStore,
 	})
-	itemsProcess4 := sgstream.Process(itemsItemsBySku, "items.process4", NewItemProcessor, []string{"recent", "visits"})
+	itemsProcess4 := sgstream.Process(itemsItemsBySku, "items.process4", NewItemProcessor, []string{recentStore.Name(), "visits"})
 	sgstream.Foreach(itemsProcess4, "items", PrintItem)
 }
 
@@ -291,17 +291,29 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		CommitInterval:  100 * time.Millisecond,
-		DeadLetterTopic: "dlq",
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyDeadLetter,
-		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampSkip,
-		Processing:      sgstream.PolicyContinue,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("countries", serdes.String, serdes.Msgpack[Country]()),
+			sgreplay.Topic("counts", serdes.String, serdes.Int64),
+			sgreplay.Topic("dlq", serdes.Bytes, serdes.Bytes),
+			sgreplay.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()),
+			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("paid", serdes.String, serdes.String),
+			sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()),
+			sgreplay.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()),
+			sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]()),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("big-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("countries", serdes.String, serdes.Msgpack[Country]()), sgreplay.Topic("counts", serdes.String, serdes.Int64), sgreplay.Topic("dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("enriched", serdes.String, serdes.Msgpack[Enriched]()), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("paid", serdes.String, serdes.String), sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()), sgreplay.Topic("small-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("user-totals", serdes.String, serdes.Msgpack[Stats]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
+		Describe:        topologyDescription,
+		Guarantee:       "exactly_once_v2",
+		CommitInterval:  100 * time.Millisecond,
+		Deserialization: sgstream.PolicyDeadLetter,
+		Processing:      sgstream.PolicyContinue,
+		DeadLetterTopic: "dlq",
+		InvalidTime:     sgstream.TimestampSkip,
+		Run:             sgrun.Run,
 	}
 }

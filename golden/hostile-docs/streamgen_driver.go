@@ -45,10 +45,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeInNotesX(key string, value *Note, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeInNotesXRecord(sgstream.Record[string, *Note]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 

@@ -18,8 +18,8 @@ const AppID = "hostile.app_-1"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	inNotesX := sgstream.Source(b, "in.notes_-x", sgstream.SourceConfig[string, *Note]{
-		Key:   serdes.String,
 		Topic: "in.notes_-x",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[Note](),
 	})
 	sgstream.To(inNotesX, "copy", "out.notes_-x", sgstream.SinkConfig[string, *Note]{
@@ -34,14 +34,17 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: in.not
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("in.notes_-x", serdes.String, serdes.Msgpack[Note]()),
+			sgreplay.Topic("out.notes_-x", serdes.String, serdes.Msgpack[Note]()),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
+		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("in.notes_-x", serdes.String, serdes.Msgpack[Note]()), sgreplay.Topic("out.notes_-x", serdes.String, serdes.Msgpack[Note]())},
 	}
 }

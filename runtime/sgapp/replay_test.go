@@ -68,7 +68,7 @@ func TestReplaySequencesStartFresh(t *testing.T) {
 		ID: "seq-test",
 		Build: func(b *sgstream.Builder) {
 			in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-			g := sgstream.GroupByKey(in, "g", false, serdes.String, serdes.String)
+			g := sgstream.GroupByKey(in, serdes.String, serdes.String)
 			counts := sgstream.Count(g, "count", "counts")
 			sgstream.To(sgstream.ToStream(counts, "to-stream"), "sink", "out", sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 		},

@@ -48,7 +48,7 @@ func Example() {
 		words := sgstream.Source(b, "words", sgstream.SourceConfig[string, string]{
 			Topic: "words", Key: serdes.String, Value: serdes.String,
 		})
-		counts := sgstream.Count(sgstream.GroupByKey(words, "grouped", false, serdes.String, serdes.String), "count", "counts-store")
+		counts := sgstream.Count(sgstream.GroupByKey(words, serdes.String, serdes.String), "count", "counts-store")
 		sgstream.To(sgstream.ToStream(counts, "changes"), "to-counts", "counts", sgstream.SinkConfig[string, int64]{
 			Key: serdes.String, Value: serdes.Int64,
 		})

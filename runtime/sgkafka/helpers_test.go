@@ -25,7 +25,7 @@ import (
 func countBuild(in, out string) func(b *sgstream.Builder) {
 	return func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
-		c := sgstream.Count(sgstream.GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+		c := sgstream.Count(sgstream.GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 	}
 }
@@ -34,12 +34,12 @@ func countBuild(in, out string) func(b *sgstream.Builder) {
 func windowedBuild(in, out string) func(b *sgstream.Builder) {
 	return func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
-		w := sgstream.WindowedBy(sgstream.GroupByKey(s, "g", false, serdes.String, serdes.String), "w",
+		w := sgstream.WindowedBy(sgstream.GroupByKey(s, serdes.String, serdes.String), "w",
 			sgstream.TimeWindows{Size: 10 * time.Millisecond, Grace: time.Hour})
 		c := sgstream.CountWindowed(w, "count", "wcounts", sgstream.EmitOnUpdate)
 		ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: 10 * time.Millisecond}
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-			Key: ks, Value: serdes.Int64, PartitionKey: ks.PartitionKey, Windowed: true})
+			Key: ks, Value: serdes.Int64})
 	}
 }
 

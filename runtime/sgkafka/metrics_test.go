@@ -112,7 +112,7 @@ func filterCountBuild(in, out string) func(b *sgstream.Builder) {
 	return func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
 		f := sgstream.Filter(s, "keep", func(_, v string) bool { return !strings.HasSuffix(v, "0") })
-		c := sgstream.Count(sgstream.GroupByKey(f, "g", false, serdes.String, serdes.String), "count", "counts")
+		c := sgstream.Count(sgstream.GroupByKey(f, serdes.String, serdes.String), "count", "counts")
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 	}
 }
@@ -212,12 +212,12 @@ func TestMetricsLateRecords(t *testing.T) {
 	createTopic(t, brokers, ev.out, 1)
 	tp, err := sgstream.NewTopology(ev.appID, func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: ev.in, Key: serdes.String, Value: serdes.String})
-		w := sgstream.WindowedBy(sgstream.GroupByKey(s, "g", false, serdes.String, serdes.String), "w",
+		w := sgstream.WindowedBy(sgstream.GroupByKey(s, serdes.String, serdes.String), "w",
 			sgstream.TimeWindows{Size: 10 * time.Millisecond})
 		c := sgstream.CountWindowed(w, "count", "wcounts", sgstream.EmitOnUpdate)
 		ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: 10 * time.Millisecond}
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", ev.out, sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-			Key: ks, Value: serdes.Int64, PartitionKey: ks.PartitionKey, Windowed: true})
+			Key: ks, Value: serdes.Int64})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 func iqBuild(in, out string) func(b *sgstream.Builder) {
 	return func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[int64, string]{Topic: in, Key: serdes.Int64, Value: serdes.String})
-		g := sgstream.GroupByKey(s, "g", false, serdes.Int64, serdes.String)
+		g := sgstream.GroupByKey(s, serdes.Int64, serdes.String)
 		c := sgstream.Count(g, "count", "counts")
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[int64, int64]{Key: serdes.Int64, Value: serdes.Int64})
 		w := sgstream.WindowedBy(g, "w", sgstream.TimeWindows{Size: 10 * time.Millisecond, Grace: time.Hour})
@@ -32,7 +32,7 @@ func iqBuild(in, out string) func(b *sgstream.Builder) {
 func iqApp() *sgapp.App {
 	return &sgapp.App{Stores: []sgquery.Store{
 		sgquery.NewKeyValue("counts", serdes.Int64, serdes.Int64),
-		sgquery.NewWindow("wcounts", serdes.Int64, serdes.Int64, 10*time.Millisecond, true),
+		sgquery.NewTimestampedWindow("wcounts", serdes.Int64, serdes.Int64, 10*time.Millisecond),
 	}}
 }
 

@@ -79,7 +79,7 @@ type cluster struct {
 func stores() []sgquery.Store {
 	return []sgquery.Store{
 		sgquery.NewKeyValue("counts", serdes.String, serdes.Int64),
-		sgquery.NewWindow("wcounts", serdes.String, serdes.Int64, 10*time.Millisecond, true),
+		sgquery.NewTimestampedWindow("wcounts", serdes.String, serdes.Int64, 10*time.Millisecond),
 		sgquery.NewSession("sessions", serdes.String, serdes.Int64),
 	}
 }
@@ -385,7 +385,7 @@ func TestTypedAPI(t *testing.T) {
 	if len(got) != n {
 		t.Errorf("local Range visited %d keys, want %d", len(got), n)
 	}
-	ws := sgquery.NewWindow("wcounts", serdes.String, serdes.Int64, 10*time.Millisecond, true).On(c.b)
+	ws := sgquery.NewTimestampedWindow("wcounts", serdes.String, serdes.Int64, 10*time.Millisecond).On(c.b)
 	var wins []sgquery.WindowValue[int64]
 	for _, k := range c.keys {
 		if partitionOf(k) >= 2 {

@@ -284,14 +284,28 @@ func decodeTimestamped[V any](store string, s serdes.Serde[V], raw []byte) (V, i
 	return v, int64(binary.BigEndian.Uint64(raw)), nil
 }
 
+// serdePair is the typed half of every view: the store's key and value
+// serdes.
+type serdePair[K, V any] struct {
+	key   serdes.Serde[K]
+	value serdes.Serde[V]
+}
+
+// KeySerde is the serde of the store's keys. Generated code declares each
+// store once and reads its serdes from there (the typed test driver).
+func (p serdePair[K, V]) KeySerde() serdes.Serde[K] { return p.key }
+
+// ValueSerde is the serde of the store's values as the topology writes
+// them, without the timestamp a timestamped store adds.
+func (p serdePair[K, V]) ValueSerde() serdes.Serde[V] { return p.value }
+
 // KeyValue is a typed, read-only view of a key-value store: a table or an
 // aggregation (values carry the timestamp of the record that last wrote
 // them, as Kafka Streams' timestamped stores do).
 type KeyValue[K, V any] struct {
 	storeDef
-	key   serdes.Serde[K]
-	value serdes.Serde[V]
-	src   Source
+	serdePair[K, V]
+	src Source
 }
 
 // NewKeyValue describes the key-value store called name; bind it to an
@@ -299,7 +313,7 @@ type KeyValue[K, V any] struct {
 func NewKeyValue[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V]) *KeyValue[K, V] {
 	d := newDef(name, sgstream.KeyValueStore, key, value)
 	d.timestamped = true
-	return &KeyValue[K, V]{storeDef: d, key: key, value: value}
+	return &KeyValue[K, V]{storeDef: d, serdePair: serdePair[K, V]{key, value}}
 }
 
 // On returns a copy of s that reads from src (such as a *sgkafka.Engine).
@@ -395,18 +409,29 @@ type WindowValue[V any] struct {
 // Window is a typed, read-only view of a window store.
 type Window[K, V any] struct {
 	storeDef
-	key   serdes.Serde[K]
-	value serdes.Serde[V]
-	src   Source
+	serdePair[K, V]
+	src Source
 }
 
-// NewWindow describes the window store called name, whose windows are size
-// long. timestamped is set for the stores of windowed aggregations, whose
-// values carry the timestamp of the record that last updated them.
-func NewWindow[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], size time.Duration, timestamped bool) *Window[K, V] {
+// NewWindow describes the plain window store called name (one a processor
+// declares), whose windows are size long and whose values are stored as
+// they are.
+func NewWindow[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], size time.Duration) *Window[K, V] {
+	return newWindow(name, key, value, size, false)
+}
+
+// NewTimestampedWindow describes the window store called name of a
+// windowed aggregation, whose windows are size long and whose values carry
+// the timestamp of the record that last updated them (Kafka Streams'
+// TimestampedWindowStore).
+func NewTimestampedWindow[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], size time.Duration) *Window[K, V] {
+	return newWindow(name, key, value, size, true)
+}
+
+func newWindow[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], size time.Duration, timestamped bool) *Window[K, V] {
 	d := newDef(name, sgstream.WindowStore, key, value)
 	d.size, d.timestamped = size.Milliseconds(), timestamped
-	return &Window[K, V]{storeDef: d, key: key, value: value}
+	return &Window[K, V]{storeDef: d, serdePair: serdePair[K, V]{key, value}}
 }
 
 // On returns a copy of s that reads from src.
@@ -494,14 +519,13 @@ type SessionValue[V any] struct {
 // Session is a typed, read-only view of a session store.
 type Session[K, V any] struct {
 	storeDef
-	key   serdes.Serde[K]
-	value serdes.Serde[V]
-	src   Source
+	serdePair[K, V]
+	src Source
 }
 
 // NewSession describes the session store called name.
 func NewSession[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V]) *Session[K, V] {
-	return &Session[K, V]{storeDef: newDef(name, sgstream.SessionStore, key, value), key: key, value: value}
+	return &Session[K, V]{storeDef: newDef(name, sgstream.SessionStore, key, value), serdePair: serdePair[K, V]{key, value}}
 }
 
 // On returns a copy of s that reads from src.

@@ -89,13 +89,19 @@ func decodeJSON[T any](s serdes.Serde[T], b []byte) (json.RawMessage, error) {
 	return MarshalJSON(v)
 }
 
-// WindowedTopic makes the codec of a topic whose keys are windowed, as
-// Kafka Streams writes them: time windows as the key bytes followed by the
-// 8-byte window start (the end is start + size), session windows as the key
-// bytes, 8-byte end and 8-byte start. Their JSON form is
+// TimeWindowedTopic makes the codec of a topic whose keys are time windows
+// size long, as Kafka Streams writes them: the key bytes followed by the
+// 8-byte window start (the end is start + size). Their JSON form is
 // {"key": <key>, "start": <ms>, "end": <ms>}.
-func WindowedTopic[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], session bool, size time.Duration) TopicCodec {
-	return &windowedCodec[K, V]{topicCodec: topicCodec[K, V]{name: name, key: key, value: value}, session: session, size: size.Milliseconds()}
+func TimeWindowedTopic[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V], size time.Duration) TopicCodec {
+	return &windowedCodec[K, V]{topicCodec: topicCodec[K, V]{name: name, key: key, value: value}, size: size.Milliseconds()}
+}
+
+// SessionWindowedTopic makes the codec of a topic whose keys are session
+// windows, as Kafka Streams writes them: the key bytes, the 8-byte end and
+// the 8-byte start. Their JSON form is that of TimeWindowedTopic.
+func SessionWindowedTopic[K, V any](name string, key serdes.Serde[K], value serdes.Serde[V]) TopicCodec {
+	return &windowedCodec[K, V]{topicCodec: topicCodec[K, V]{name: name, key: key, value: value}, session: true}
 }
 
 type windowedCodec[K, V any] struct {

@@ -64,8 +64,8 @@ func Example() {
 
 // Windowed keys, the output of windowed aggregations, are written as
 // {"key", "start", "end"}.
-func ExampleWindowedTopic() {
-	c := sgreplay.WindowedTopic("clicks-per-minute", serdes.String, serdes.Int64, false, time.Minute)
+func ExampleTimeWindowedTopic() {
+	c := sgreplay.TimeWindowedTopic("clicks-per-minute", serdes.String, serdes.Int64, time.Minute)
 	k, v, err := c.EncodeJSON([]byte(`{"key": "/home", "start": 60000, "end": 120000}`), []byte(`3`))
 	if err != nil {
 		fmt.Println(err)

@@ -28,7 +28,7 @@ func (cs codecs) TopicNames() []string {
 	return out
 }
 
-var testCodecs = codecs{Topic("in", serdes.String, serdes.Int64), WindowedTopic("w", serdes.String, serdes.Int64, false, 10*time.Second)}
+var testCodecs = codecs{Topic("in", serdes.String, serdes.Int64), TimeWindowedTopic("w", serdes.String, serdes.Int64, 10*time.Second)}
 
 func TestParse(t *testing.T) {
 	rec, seq, err := Parse([]byte(`{"topic": "in", "key": "k", "value": 7, "timestamp": 5, "partition": 1, "headers": {"b": "2", "a": "1"}}`), testCodecs)
@@ -65,7 +65,10 @@ func TestParse(t *testing.T) {
 
 func TestWindowedCodecRoundTrip(t *testing.T) {
 	for _, session := range []bool{false, true} {
-		c := WindowedTopic("w", serdes.String, serdes.Int64, session, 10*time.Second)
+		c := TimeWindowedTopic("w", serdes.String, serdes.Int64, 10*time.Second)
+		if session {
+			c = SessionWindowedTopic("w", serdes.String, serdes.Int64)
+		}
 		key := []byte(`{"key":"k","start":10000,"end":20000}`)
 		k, v, err := c.EncodeJSON(key, []byte("3"))
 		if err != nil {
@@ -79,7 +82,7 @@ func TestWindowedCodecRoundTrip(t *testing.T) {
 			t.Errorf("session=%v: round trip gave %s %s", session, gotKey, gotValue)
 		}
 	}
-	if _, _, err := WindowedTopic("w", serdes.String, serdes.Int64, false, time.Second).DecodeJSON([]byte{1, 2}, nil); err == nil {
+	if _, _, err := TimeWindowedTopic("w", serdes.String, serdes.Int64, time.Second).DecodeJSON([]byte{1, 2}, nil); err == nil {
 		t.Error("a key shorter than its window suffix decoded without error")
 	}
 }

@@ -21,7 +21,7 @@ import (
 func countBuild(in, out string) func(b *sgstream.Builder) {
 	return func(b *sgstream.Builder) {
 		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
-		c := sgstream.Count(sgstream.GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+		c := sgstream.Count(sgstream.GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 	}
 }

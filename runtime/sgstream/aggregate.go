@@ -8,16 +8,39 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// GroupByKey groups a stream by its key. When the key changed upstream
-// (generated code passes repartition = true after map, select_key,
-// flat_map or process), records go through the repartition topic
-// <app id>-<name>-repartition first, so each key's records meet in one
-// task, as Kafka Streams' groupByKey does.
-func GroupByKey[K, V any](s Stream[K, V], name string, repartition bool, key serdes.Serde[K], value serdes.Serde[V]) GroupedStream[K, V] {
-	if repartition {
-		s = Repartition(s, name, 0, key, value)
+// GroupByKey groups a stream by its key, as Kafka Streams' groupByKey
+// does. When the key changed upstream (after map, select_key, flat_map or
+// process), pass RepartitionAs: records then go through the repartition
+// topic <app id>-<name>-repartition first, so each key's records meet in
+// one task.
+func GroupByKey[K, V any](s Stream[K, V], key serdes.Serde[K], value serdes.Serde[V], opts ...GroupOpt) GroupedStream[K, V] {
+	var cfg groupConfig
+	for _, o := range opts {
+		o.applyGroup(&cfg)
+	}
+	if cfg.repartition != "" {
+		s = Repartition(s, cfg.repartition, 0, key, value)
 	}
 	return GroupedStream[K, V]{Stream: s, Key: key, Value: value}
+}
+
+// GroupOpt is an option of GroupByKey.
+type GroupOpt interface{ applyGroup(*groupConfig) }
+
+type groupConfig struct {
+	repartition string // "" = group in place
+}
+
+type groupOpt func(*groupConfig)
+
+func (f groupOpt) applyGroup(c *groupConfig) { f(c) }
+
+// RepartitionAs routes the records through the repartition topic
+// <app id>-<name>-repartition before grouping, for a key that changed
+// upstream (Kafka's Grouped.as(name) on a key-changing stream). The default
+// groups in place, without a topic.
+func RepartitionAs(name string) GroupOpt {
+	return groupOpt(func(c *groupConfig) { c.repartition = name })
 }
 
 // GroupBy selects a new key and groups by it, always through the

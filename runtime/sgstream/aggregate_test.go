@@ -10,7 +10,7 @@ import (
 func TestCountEmitsEveryUpdateAndSkipsNulls(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		s := Source(b, "src", strSrc("in"))
-		c := Count(GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+		c := Count(GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 		To(ToStream(c, "s"), "sink", "out", i64Sink())
 	})
 	d.pipeS("in", "a", "x", 1)
@@ -28,7 +28,7 @@ func TestCountEmitsEveryUpdateAndSkipsNulls(t *testing.T) {
 func TestReduceStoresFirstValueAndKeepsMaxTimestamp(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		s := Source(b, "src", strSrc("in"))
-		r := Reduce(GroupByKey(s, "g", false, serdes.String, serdes.String), "reduce", "r-store", func(agg, v string) string { return agg + "+" + v })
+		r := Reduce(GroupByKey(s, serdes.String, serdes.String), "reduce", "r-store", func(agg, v string) string { return agg + "+" + v })
 		To(ToStream(r, "s"), "sink", "out", strSink())
 	})
 	d.pipeS("in", "a", "x", 10)
@@ -40,7 +40,7 @@ func TestReduceStoresFirstValueAndKeepsMaxTimestamp(t *testing.T) {
 func TestAggregateInitializerAndMaxTimestamp(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		s := Source(b, "src", strSrc("in"))
-		a := Aggregate(GroupByKey(s, "g", false, serdes.String, serdes.String), "agg", "a-store",
+		a := Aggregate(GroupByKey(s, serdes.String, serdes.String), "agg", "a-store",
 			func() string { return "0" }, func(k, v, agg string) string { return agg + "," + k + v }, serdes.String)
 		To(ToStream(a, "s"), "sink", "out", strSink())
 	})
@@ -80,7 +80,7 @@ func TestGroupByKeyRepartitionsOnlyWhenAsked(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		s := Source(b, "src", strSrc("in"))
 		sel := SelectKey(s, "sel", func(_ string, v string) string { return v })
-		To(ToStream(Count(GroupByKey(sel, "rekeyed", true, serdes.String, serdes.String), "count", "counts"), "s"), "sink", "out", i64Sink())
+		To(ToStream(Count(GroupByKey(sel, serdes.String, serdes.String, RepartitionAs("rekeyed")), "count", "counts"), "s"), "sink", "out", i64Sink())
 	})
 	d.pipeS("in", "a", "x", 1)
 	wantOut(t, d.outS("out", decI64), "x=1@1")
@@ -190,8 +190,8 @@ func TestAggregateAndReduceTableAdderSubtractor(t *testing.T) {
 
 func TestCogroupFoldsSeveralStreamsIntoOneStore(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
-		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), "gc", false, serdes.String, serdes.String)
-		views := GroupByKey(Source(b, "views", strSrc("views")), "gv", false, serdes.String, serdes.String)
+		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
+		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		c = CogroupWith(c, views, func(_ string, _ string, agg string) string { return agg + "v" })
 		tb := CogroupAggregate(c, "cg", "cg-store", func() string { return ">" }, serdes.String)

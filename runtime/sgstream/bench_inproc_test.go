@@ -183,7 +183,7 @@ func stringSink[V any](v serdes.Serde[V]) sgstream.SinkConfig[string, V] {
 
 func windowedSink(size time.Duration) sgstream.SinkConfig[sgstream.Windowed[string], int64] {
 	ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: size}
-	return sgstream.SinkConfig[sgstream.Windowed[string], int64]{Key: ks, PartitionKey: ks.PartitionKey, Value: serdes.Int64, Windowed: true}
+	return sgstream.SinkConfig[sgstream.Windowed[string], int64]{Key: ks, Value: serdes.Int64}
 }
 
 func source(b *sgstream.Builder, topic string) sgstream.Stream[string, string] {
@@ -202,14 +202,14 @@ func buildStateless(b *sgstream.Builder) {
 
 // buildCount is streamcount: count per key, the counts written to a topic.
 func buildCount(b *sgstream.Builder) {
-	g := sgstream.GroupByKey(source(b, "in"), "group", false, serdes.String, serdes.String)
+	g := sgstream.GroupByKey(source(b, "in"), serdes.String, serdes.String)
 	c := sgstream.Count(g, "count", "counts")
 	sgstream.To(sgstream.ToStream(c, "count-stream"), "to", "out", stringSink(serdes.Int64))
 }
 
 func buildWindowedCount(w sgstream.TimeWindows, emit sgstream.EmitStrategy) func(*sgstream.Builder) {
 	return func(b *sgstream.Builder) {
-		g := sgstream.GroupByKey(source(b, "in"), "group", false, serdes.String, serdes.String)
+		g := sgstream.GroupByKey(source(b, "in"), serdes.String, serdes.String)
 		c := sgstream.CountWindowed(sgstream.WindowedBy(g, "windowed", w), "count", "counts", emit)
 		sgstream.To(sgstream.ToStream(c, "count-stream"), "to", "out", windowedSink(w.Size))
 	}
@@ -218,7 +218,7 @@ func buildWindowedCount(w sgstream.TimeWindows, emit sgstream.EmitStrategy) func
 // buildWindowsExample is examples/windows: five windowed counts of one
 // stream (tumbling, hopping, sliding, session, tumbling emit-on-close).
 func buildWindowsExample(b *sgstream.Builder) {
-	g := sgstream.GroupByKey(source(b, "in"), "group", false, serdes.String, serdes.String)
+	g := sgstream.GroupByKey(source(b, "in"), serdes.String, serdes.String)
 	tw := sgstream.TimeWindows{Size: time.Minute, Grace: 10 * time.Second}
 	t := sgstream.CountWindowed(sgstream.WindowedBy(g, "tumbling.w", tw), "tumbling", "tumbling-store", sgstream.EmitOnUpdate)
 	sgstream.To(sgstream.ToStream(t, "tumbling.s"), "tumbling.to", "tumbling-counts", windowedSink(tw.Size))
@@ -231,7 +231,7 @@ func buildWindowsExample(b *sgstream.Builder) {
 	se := sgstream.CountSession(sgstream.WindowedBySession(g, "session.w", sgstream.SessionWindows{Gap: 30 * time.Second}), "session", "session-store", sgstream.EmitOnUpdate)
 	sks := sgstream.SessionWindowedSerde[string]{Inner: serdes.String}
 	sgstream.To(sgstream.ToStream(se, "session.s"), "session.to", "session-counts",
-		sgstream.SinkConfig[sgstream.Windowed[string], int64]{Key: sks, PartitionKey: sks.PartitionKey, Value: serdes.Int64, Windowed: true})
+		sgstream.SinkConfig[sgstream.Windowed[string], int64]{Key: sks, Value: serdes.Int64})
 	fw := sgstream.TimeWindows{Size: time.Minute}
 	f := sgstream.CountWindowed(sgstream.WindowedBy(g, "final.w", fw), "final", "final-store", sgstream.EmitOnClose)
 	sgstream.To(sgstream.ToStream(f, "final.s"), "final.to", "final-counts", windowedSink(fw.Size))

@@ -17,8 +17,8 @@ func cogroupWindowDrv(t *testing.T, mk func(c *CogroupedStream[string, string]) 
 	t.Helper()
 	out := &[]string{}
 	d := newTDrv(t, func(b *Builder) {
-		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), "gc", false, serdes.String, serdes.String)
-		views := GroupByKey(Source(b, "views", strSrc("views")), "gv", false, serdes.String, serdes.String)
+		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
+		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		c = CogroupWith(c, views, func(_ string, _ string, agg string) string { return agg + "v" })
 		mk(c).To(NodeFunc[Windowed[string], Change[string]](func(r Record[Windowed[string], Change[string]]) error {
@@ -165,8 +165,8 @@ func TestCogroupSessionSharedStoreHidesExpiredSessions(t *testing.T) {
 
 func TestCogroupWindowedStoreAndNodes(t *testing.T) {
 	tp, err := NewTopology("app", func(b *Builder) {
-		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), "gc", false, serdes.String, serdes.String)
-		views := GroupByKey(Source(b, "views", strSrc("views")), "gv", false, serdes.String, serdes.String)
+		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
+		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		c = CogroupWith(c, views, func(_ string, _ string, agg string) string { return agg + "v" })
 		CogroupWindowedAggregate(c, "cg", "cg-store", TimeWindows{Size: time.Hour, Grace: time.Minute}, initAgg, serdes.String, WindowStoreInMemory())
@@ -195,7 +195,7 @@ func TestCogroupWindowedStoreAndNodes(t *testing.T) {
 
 func TestCogroupSessionNeedsAMerger(t *testing.T) {
 	_, err := NewTopology("app", func(b *Builder) {
-		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), "gc", false, serdes.String, serdes.String)
+		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		CogroupSessionAggregate(c, "cg", "cg-store", SessionWindows{Gap: time.Second}, initAgg, nil, serdes.String)
 	})

@@ -24,7 +24,7 @@ func Example() {
 		sgstream.To(shouted, "to-shouted", "shouted", sgstream.SinkConfig[string, string]{
 			Key: serdes.String, Value: serdes.String,
 		})
-		grouped := sgstream.GroupByKey(nonEmpty, "grouped", false, serdes.String, serdes.String)
+		grouped := sgstream.GroupByKey(nonEmpty, serdes.String, serdes.String)
 		counts := sgstream.Count(grouped, "count", "counts-store")
 		sgstream.To(sgstream.ToStream(counts, "counts-stream"), "to-counts", "counts", sgstream.SinkConfig[string, int64]{
 			Key: serdes.String, Value: serdes.Int64,

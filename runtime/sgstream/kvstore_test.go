@@ -207,7 +207,7 @@ func TestCacheOldValuesOnlyWhenSent(t *testing.T) {
 			var changes []string
 			build := func(b *Builder) {
 				s := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-				tbl := Count(GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+				tbl := Count(GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 				if send {
 					SendOldValues(tbl)
 				}

@@ -210,21 +210,34 @@ func Merge[K, V any](name string, streams ...Stream[K, V]) Stream[K, V] {
 	return out
 }
 
-// SinkConfig says how a sink writes records.
+// SinkConfig says how a sink writes records. A key serde that implements
+// WindowedKeySerde (TimeWindowedSerde, SessionWindowedSerde) makes the sink
+// partition by the base key and mark its topic windowed, so the serde is
+// stated once.
 type SinkConfig[K, V any] struct {
 	Key   serdes.Serde[K]
 	Value serdes.Serde[V]
-	// PartitionKey, when set, gives the bytes to partition by instead of the
-	// key bytes (windowed keys partition by their base key).
-	PartitionKey func(key K, keyBytes []byte) []byte
-	Windowed     bool
+}
+
+// WindowedKeySerde is a serde of windowed keys. PartitionKey returns the
+// bytes to partition by, the base key of a serialized windowed key, so a
+// key's windows land on its partition (Kafka's WindowedStreamPartitioner).
+type WindowedKeySerde[K any] interface {
+	serdes.Serde[K]
+	PartitionKey(key K, keyBytes []byte) []byte
+}
+
+// windowedKey is the key serde of cfg as a WindowedKeySerde, or nil.
+func (cfg SinkConfig[K, V]) windowedKey() WindowedKeySerde[K] {
+	wk, _ := cfg.Key.(WindowedKeySerde[K])
+	return wk
 }
 
 // To writes the stream to a topic.
 func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
 	info := s.b.AddNode(name, "sink", s.info)
 	info.Writes = append(info.Writes, topic)
-	s.b.AddTopic(TopicSpec{Name: topic, Windowed: cfg.Windowed})
+	s.b.AddTopic(TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil})
 	s.To(newSink(s.b, topic, nil, cfg))
 }
 
@@ -236,7 +249,7 @@ func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V
 	for _, t := range allowed {
 		ok[t] = true
 		info.Writes = append(info.Writes, t)
-		s.b.AddTopic(TopicSpec{Name: t, Windowed: cfg.Windowed})
+		s.b.AddTopic(TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil})
 	}
 	s.To(newSink(s.b, "", func(k K, v V) (string, error) {
 		t := choose(k, v)
@@ -252,11 +265,12 @@ type sink[K, V any] struct {
 	topic      string
 	choose     func(K, V) (string, error)
 	cfg        SinkConfig[K, V]
+	windowed   WindowedKeySerde[K] // cfg.Key when it partitions by base key
 	kbuf, vbuf []byte
 }
 
 func newSink[K, V any](b *Builder, topic string, choose func(K, V) (string, error), cfg SinkConfig[K, V]) *sink[K, V] {
-	return &sink[K, V]{t: b.task, topic: topic, choose: choose, cfg: cfg}
+	return &sink[K, V]{t: b.task, topic: topic, choose: choose, cfg: cfg, windowed: cfg.windowedKey()}
 }
 
 func (s *sink[K, V]) Process(r Record[K, V]) error {
@@ -283,8 +297,8 @@ func (s *sink[K, V]) Process(r Record[K, V]) error {
 		value = nonNil(s.vbuf)
 	}
 	pk := key
-	if s.cfg.PartitionKey != nil && !r.KeyNull {
-		pk = s.cfg.PartitionKey(r.Key, key)
+	if s.windowed != nil && !r.KeyNull {
+		pk = s.windowed.PartitionKey(r.Key, key)
 	}
 	return s.t.Send(topic, -1, key, value, r.Timestamp, r.Headers, pk)
 }

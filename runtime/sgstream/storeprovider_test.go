@@ -12,7 +12,7 @@ import (
 
 func countTopology(b *Builder) {
 	s := Source(b, "src", strSrc("in"))
-	c := Count(GroupByKey(s, "g", false, serdes.String, serdes.String), "count", "counts")
+	c := Count(GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 	To(ToStream(c, "s"), "sink", "out", i64Sink())
 }
 

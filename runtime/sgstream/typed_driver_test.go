@@ -49,7 +49,7 @@ func TestTypedPipeAndReadFollowNullRulesAndKeepHeaders(t *testing.T) {
 		kept := Filter(in, "kept", func(_ string, v *word) bool { return v != nil && v.s != "" })
 		up := MapValues(kept, "upper", func(_ string, v *word) *word { return &word{strings.ToUpper(v.s)} })
 		To(up, "sink", "out", SinkConfig[string, *word]{Key: serdes.String, Value: wordSerde{}})
-		Count(GroupByKey(in, "by-key", false, serdes.String, wordSerde{}), "count", "counts")
+		Count(GroupByKey(in, serdes.String, wordSerde{}), "count", "counts")
 	})
 	type rec = Record[string, *word]
 	hdr := []Header{{Key: "trace", Value: []byte("t1")}}
@@ -102,7 +102,7 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 	}
 	d := typedDriver(t, func(b *Builder) {
 		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		c := Count(GroupByKey(in, "by-key", false, serdes.String, serdes.String), "count", "counts")
+		c := Count(GroupByKey(in, serdes.String, serdes.String), "count", "counts")
 		To(ToStream(c, "changes"), "sink", "out", SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 	}, DefaultPartitions(2))
 	type rec = Record[string, string]
@@ -180,7 +180,7 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 func TestTypedStoreOfIdlePartitionIsEmpty(t *testing.T) {
 	d := typedDriver(t, func(b *Builder) {
 		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		Count(GroupByKey(in, "by-key", false, serdes.String, serdes.String), "count", "counts")
+		Count(GroupByKey(in, serdes.String, serdes.String), "count", "counts")
 	}, DefaultPartitions(2))
 	st, err := DriverKVStore(d, "counts", 1, serdes.String, serdes.Int64)
 	if err != nil {
@@ -196,9 +196,9 @@ func TestTypedWindowAndSessionStores(t *testing.T) {
 	winKey := TimeWindowedSerde[string]{Inner: serdes.String, Size: time.Minute}
 	d := typedDriver(t, func(b *Builder) {
 		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		g := GroupByKey(in, "by-key", false, serdes.String, serdes.String)
+		g := GroupByKey(in, serdes.String, serdes.String)
 		w := CountWindowed(WindowedBy(g, "tumbling", TimeWindows{Size: time.Minute}), "count-win", "win", EmitOnUpdate)
-		To(ToStream(w, "win-changes"), "win-sink", "win-out", SinkConfig[Windowed[string], int64]{Key: winKey, Value: serdes.Int64, PartitionKey: winKey.PartitionKey, Windowed: true})
+		To(ToStream(w, "win-changes"), "win-sink", "win-out", SinkConfig[Windowed[string], int64]{Key: winKey, Value: serdes.Int64})
 		CountSession(WindowedBySession(g, "sessions", SessionWindows{Gap: 30 * time.Second, Grace: time.Minute}), "count-sess", "sess", EmitOnUpdate)
 	})
 	pipe := func(ts int64) {

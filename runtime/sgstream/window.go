@@ -411,7 +411,7 @@ func (s TimeWindowedSerde[K]) Decode(b []byte) (Windowed[K], error) {
 
 // PartitionKey returns the base key bytes of a serialized windowed key, so
 // windowed results are partitioned like their key (Kafka's
-// WindowedStreamPartitioner). Use it as SinkConfig.PartitionKey.
+// WindowedStreamPartitioner); it makes the serde a WindowedKeySerde.
 func (s TimeWindowedSerde[K]) PartitionKey(_ Windowed[K], keyBytes []byte) []byte {
 	if len(keyBytes) < 8 {
 		return keyBytes

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc1(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc1Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -66,13 +66,13 @@ func (d *TestDriver) PipeBenchSrc1Record(r sgstream.Record[string, []byte], opts
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) WindowedCountsStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "windowed-counts", partition, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	return sgstream.DriverWindowStore(d.TestDriver, windowedCountsStore.Name(), partition, windowedCountsStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: windowedCountsStore.ValueSerde()})
 }
 
 // WindowedCountsStoreForKey is WindowedCountsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) WindowedCountsStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "windowed-counts", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, windowedCountsStore.Name(), key, windowedCountsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,12 @@ import (
 	"time"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	windowedCountsStore = sgquery.NewTimestampedWindow("windowed-counts", serdes.String, serdes.Int64, time.Second)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -27,12 +33,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // WindowedCountsStore reads the window store "windowed-counts".
 func (q Queries) WindowedCountsStore() *sgquery.Window[string, int64] {
-	return sgquery.NewWindow("windowed-counts", serdes.String, serdes.Int64, time.Second, true).On(q.src)
+	return windowedCountsStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewWindow("windowed-counts", serdes.String, serdes.Int64, time.Second, true),
+		windowedCountsStore,
 	}
 }

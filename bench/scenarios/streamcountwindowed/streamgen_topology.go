@@ -22,17 +22,17 @@ const AppID = "bench-streamcountwindowed"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	countsPeek1 := sgstream.Peek(benchSrc1, "counts.peek1", Count)
-	countsGroupByKey2 := sgstream.GroupByKey(countsPeek1, "counts.group_by_key2", false, serdes.String, serdes.Bytes)
+	countsGroupByKey2 := sgstream.GroupByKey(countsPeek1, serdes.String, serdes.Bytes)
 	countsWindowedBy3 := sgstream.WindowedBy(countsGroupByKey2, "counts.windowed_by3", sgstream.TimeWindows{
-		Advance: 500 * time.Millisecond,
 		Size:    time.Second,
+		Advance: 500 * time.Millisecond,
 	})
-	sgstream.CountWindowed(countsWindowedBy3, "counts", "windowed-counts", sgstream.EmitOnUpdate)
+	sgstream.CountWindowed(countsWindowedBy3, "counts", windowedCountsStore.Name(), sgstream.EmitOnUpdate)
 }
 
 // The user functions the spec names, with the signatures the topology needs: a
@@ -48,16 +48,18 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

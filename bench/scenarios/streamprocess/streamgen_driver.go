@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc1(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc1Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 

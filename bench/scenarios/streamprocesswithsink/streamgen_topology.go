@@ -21,8 +21,8 @@ const AppID = "bench-streamprocesswithsink"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	processPeek1 := sgstream.Peek(benchSrc1, "process.peek1", Count)
@@ -45,15 +45,18 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-sink", serdes.String, serdes.Bytes),
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
+		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-sink", serdes.String, serdes.Bytes), sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes)},
 	}
 }
 

@@ -10,6 +10,12 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	kvStore = sgquery.NewKeyValue("kv", serdes.String, serdes.Bytes)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,12 +32,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // KvStore reads the key-value store "kv".
 func (q Queries) KvStore() *sgquery.KeyValue[string, []byte] {
-	return sgquery.NewKeyValue("kv", serdes.String, serdes.Bytes).On(q.src)
+	return kvStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("kv", serdes.String, serdes.Bytes),
+		kvStore,
 	}
 }

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc1(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc1Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -66,13 +66,13 @@ func (d *TestDriver) PipeBenchSrc1Record(r sgstream.Record[string, []byte], opts
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) WsStore(partition int32) (*sgstream.TypedWindowStore[string, []byte], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, "ws", partition, serdes.String, serdes.Bytes)
+	return sgstream.DriverWindowStore(d.TestDriver, wsStore.Name(), partition, wsStore.KeySerde(), wsStore.ValueSerde())
 }
 
 // WsStoreForKey is WsStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) WsStoreForKey(key string) (*sgstream.TypedWindowStore[string, []byte], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "ws", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, wsStore.Name(), key, wsStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

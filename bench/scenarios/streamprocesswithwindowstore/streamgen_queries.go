@@ -11,6 +11,12 @@ import (
 	"time"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	wsStore = sgquery.NewWindow("ws", serdes.String, serdes.Bytes, time.Second)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -27,12 +33,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // WsStore reads the window store "ws".
 func (q Queries) WsStore() *sgquery.Window[string, []byte] {
-	return sgquery.NewWindow("ws", serdes.String, serdes.Bytes, time.Second, false).On(q.src)
+	return wsStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewWindow("ws", serdes.String, serdes.Bytes, time.Second, false),
+		wsStore,
 	}
 }

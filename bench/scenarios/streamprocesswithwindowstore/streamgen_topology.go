@@ -22,19 +22,19 @@ const AppID = "bench-streamprocesswithwindowstore"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	processPeek1 := sgstream.Peek(benchSrc1, "process.peek1", Count)
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
+		Name:       wsStore.Name(),
 		Kind:       sgstream.WindowStore,
 		Logged:     true,
-		Name:       "ws",
 		Retention:  3 * time.Second,
 		WindowSize: time.Second,
 	})
-	sgstream.ProcessValues(processPeek1, "process", NewWindowProcessor, []string{"ws"})
+	sgstream.ProcessValues(processPeek1, "process", NewWindowProcessor, []string{wsStore.Name()})
 }
 
 // The user functions the spec names, with the signatures the topology needs: a
@@ -52,16 +52,18 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -22,20 +22,20 @@ const AppID = "bench-streamstreamjoin"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc2 := sgstream.Source(b, "bench-src2", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src2",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	right := sgstream.Peek(benchSrc2, "right", Count)
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	joinedPeek1 := sgstream.Peek(benchSrc1, "joined.peek1", Count)
 	joinedJoin := sgstream.JoinStreams(joinedPeek1, right, "join", sgstream.LeftJoin, sgstream.JoinWindows{
-		After:  10 * time.Second,
 		Before: 10 * time.Second,
+		After:  10 * time.Second,
 	}, Join, sgstream.StreamJoinSerdes[string, []byte, []byte]{
 		Key:   serdes.String,
 		Left:  serdes.Bytes,
@@ -61,15 +61,18 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
+		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes), sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes)},
 	}
 }
 

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc1(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc1Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -67,10 +67,10 @@ func (d *TestDriver) PipeBenchSrc1Record(r sgstream.Record[string, []byte], opts
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc2(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc2Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -86,13 +86,13 @@ func (d *TestDriver) PipeBenchSrc2Record(r sgstream.Record[string, []byte], opts
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) TableStore(partition int32) (*sgstream.KVStore[string, []byte], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "table", partition, serdes.String, serdes.Bytes)
+	return sgstream.DriverKVStore(d.TestDriver, tableStore.Name(), partition, tableStore.KeySerde(), tableStore.ValueSerde())
 }
 
 // TableStoreForKey is TableStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) TableStoreForKey(key string) (*sgstream.KVStore[string, []byte], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "table", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, tableStore.Name(), key, tableStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -21,15 +21,15 @@ const AppID = "bench-streamtablejoin"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc2 := sgstream.Source(b, "bench-src2", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src2",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	tablePeek1 := sgstream.Peek(benchSrc2, "table.peek1", Count)
-	table := sgstream.ToTable(tablePeek1, "table", "table", serdes.String, serdes.Bytes)
+	table := sgstream.ToTable(tablePeek1, "table", tableStore.Name(), serdes.String, serdes.Bytes)
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	joinedPeek1 := sgstream.Peek(benchSrc1, "joined.peek1", Count)
@@ -54,16 +54,19 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes), sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc1(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc1Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -67,10 +67,10 @@ func (d *TestDriver) PipeBenchSrc1Record(r sgstream.Record[string, []byte], opts
 // processes it to completion.
 func (d *TestDriver) PipeBenchSrc2(key string, value []byte, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeBenchSrc2Record(sgstream.Record[string, []byte]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -86,13 +86,13 @@ func (d *TestDriver) PipeBenchSrc2Record(r sgstream.Record[string, []byte], opts
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) LeftStore(partition int32) (*sgstream.KVStore[string, []byte], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "left", partition, serdes.String, serdes.Bytes)
+	return sgstream.DriverKVStore(d.TestDriver, leftStore.Name(), partition, leftStore.KeySerde(), leftStore.ValueSerde())
 }
 
 // LeftStoreForKey is LeftStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) LeftStoreForKey(key string) (*sgstream.KVStore[string, []byte], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "left", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, leftStore.Name(), key, leftStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +103,13 @@ func (d *TestDriver) LeftStoreForKey(key string) (*sgstream.KVStore[string, []by
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) RightStore(partition int32) (*sgstream.KVStore[string, []byte], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "right", partition, serdes.String, serdes.Bytes)
+	return sgstream.DriverKVStore(d.TestDriver, rightStore.Name(), partition, rightStore.KeySerde(), rightStore.ValueSerde())
 }
 
 // RightStoreForKey is RightStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) RightStoreForKey(key string) (*sgstream.KVStore[string, []byte], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "right", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, rightStore.Name(), key, rightStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,13 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	leftStore  = sgquery.NewKeyValue("left", serdes.String, serdes.Bytes)
+	rightStore = sgquery.NewKeyValue("right", serdes.String, serdes.Bytes)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,18 +33,18 @@ func NewQueries(src sgquery.Source) Queries {
 
 // LeftStore reads the key-value store "left".
 func (q Queries) LeftStore() *sgquery.KeyValue[string, []byte] {
-	return sgquery.NewKeyValue("left", serdes.String, serdes.Bytes).On(q.src)
+	return leftStore.On(q.src)
 }
 
 // RightStore reads the key-value store "right".
 func (q Queries) RightStore() *sgquery.KeyValue[string, []byte] {
-	return sgquery.NewKeyValue("right", serdes.String, serdes.Bytes).On(q.src)
+	return rightStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("left", serdes.String, serdes.Bytes),
-		sgquery.NewKeyValue("right", serdes.String, serdes.Bytes),
+		leftStore,
+		rightStore,
 	}
 }

@@ -21,19 +21,19 @@ const AppID = "bench-tabletablejoin"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	benchSrc1 := sgstream.Source(b, "bench-src1", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src1",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	leftPeek1 := sgstream.Peek(benchSrc1, "left.peek1", Count)
-	left := sgstream.ToTable(leftPeek1, "left", "left", serdes.String, serdes.Bytes)
+	left := sgstream.ToTable(leftPeek1, "left", leftStore.Name(), serdes.String, serdes.Bytes)
 	benchSrc2 := sgstream.Source(b, "bench-src2", sgstream.SourceConfig[string, []byte]{
-		Key:   serdes.String,
 		Topic: "bench-src2",
+		Key:   serdes.String,
 		Value: serdes.Bytes,
 	})
 	rightPeek1 := sgstream.Peek(benchSrc2, "right.peek1", Count)
-	right := sgstream.ToTable(rightPeek1, "right", "right", serdes.String, serdes.Bytes)
+	right := sgstream.ToTable(rightPeek1, "right", rightStore.Name(), serdes.String, serdes.Bytes)
 	joinedJoin1 := sgstream.JoinTables(left, right, "joined.join1", sgstream.LeftJoin, Join, "", serdes.Bytes)
 	joinedToStream2 := sgstream.ToStream(joinedJoin1, "joined.to_stream2")
 	sgstream.Foreach(joinedToStream2, "joined", Discard)
@@ -56,16 +56,19 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
+			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes), sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

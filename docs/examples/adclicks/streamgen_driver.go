@@ -54,10 +54,10 @@ func (d *TestDriver) ReadClicked() ([]sgstream.Record[string, string], error) {
 // processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -74,10 +74,10 @@ func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ..
 // processes it to completion.
 func (d *TestDriver) PipeImpressions(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeImpressionsRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 

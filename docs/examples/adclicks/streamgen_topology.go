@@ -22,18 +22,18 @@ const AppID = "ad-clicks"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	impressions := sgstream.Source(b, "impressions", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "impressions",
+		Key:   serdes.String,
 		Value: serdes.String,
 	})
 	clicks := sgstream.Source(b, "clicks", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "clicks",
+		Key:   serdes.String,
 		Value: serdes.String,
 	})
 	clickedImpressionsImpressionsClicks := sgstream.JoinStreams(impressions, clicks, "impressions-clicks", sgstream.InnerJoin, sgstream.JoinWindows{
-		After:  time.Minute,
 		Before: time.Minute,
+		After:  time.Minute,
 		Grace:  10 * time.Second,
 	}, func(key string, left string, right string) string {
 		return left + " <- " + right
@@ -54,15 +54,19 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: impres
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("clicked", serdes.String, serdes.String),
+			sgreplay.Topic("clicks", serdes.String, serdes.String),
+			sgreplay.Topic("impressions", serdes.String, serdes.String),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
+		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicked", serdes.String, serdes.String), sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.Topic("impressions", serdes.String, serdes.String)},
 	}
 }
 

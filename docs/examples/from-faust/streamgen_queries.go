@@ -10,6 +10,12 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	orderCountsStore = sgquery.NewKeyValue("order-counts-store", serdes.String, serdes.Int64)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,12 +32,12 @@ func NewQueries(src sgquery.Source) Queries {
 
 // OrderCountsStore reads the key-value store "order-counts-store".
 func (q Queries) OrderCountsStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("order-counts-store", serdes.String, serdes.Int64).On(q.src)
+	return orderCountsStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("order-counts-store", serdes.String, serdes.Int64),
+		orderCountsStore,
 	}
 }

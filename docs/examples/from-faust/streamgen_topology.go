@@ -21,8 +21,8 @@ const AppID = "order-counts"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, *Order]{
-		Key:   serdes.String,
 		Topic: "orders",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[Order](),
 	})
 	countsFilter1 := sgstream.Filter(orders, "counts.filter1", func(key string, value *Order) bool {
@@ -31,7 +31,7 @@ func BuildTopology(b *sgstream.Builder) {
 	countsOrdersByUser := sgstream.GroupBy(countsFilter1, "orders-by-user", func(key string, value *Order) string {
 		return value.UserID
 	}, serdes.String, serdes.Msgpack[Order]())
-	countsCount3 := sgstream.Count(countsOrdersByUser, "counts.count3", "order-counts-store")
+	countsCount3 := sgstream.Count(countsOrdersByUser, "counts.count3", orderCountsStore.Name())
 	countsToStream4 := sgstream.ToStream(countsCount3, "counts.to_stream4")
 	sgstream.To(countsToStream4, "counts", "order-counts", sgstream.SinkConfig[string, int64]{
 		Key:   serdes.String,
@@ -45,16 +45,19 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("order-counts", serdes.String, serdes.Int64),
+			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("order-counts", serdes.String, serdes.Int64), sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]())},
+		Describe:        topologyDescription,
+		Guarantee:       "exactly_once_v2",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeOrders(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeOrdersRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -80,13 +80,13 @@ func (d *TestDriver) ReadProcessedOrders() ([]sgstream.Record[string, string], e
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) OrdersPerUserStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "orders-per-user-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, ordersPerUserStore.Name(), partition, ordersPerUserStore.KeySerde(), ordersPerUserStore.ValueSerde())
 }
 
 // OrdersPerUserStoreForKey is OrdersPerUserStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) OrdersPerUserStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "orders-per-user-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, ordersPerUserStore.Name(), key, ordersPerUserStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

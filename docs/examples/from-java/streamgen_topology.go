@@ -22,8 +22,8 @@ const AppID = "orders-java-port"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "orders",
+		Key:   serdes.String,
 		Value: serdes.String,
 	})
 	processedFilterNot1 := sgstream.FilterNot(orders, "processed.filter_not1", func(key string, value string) bool {
@@ -37,8 +37,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.String,
 	})
-	perUserGroupByKey1 := sgstream.GroupByKey(orders, "per-user.group_by_key1", false, serdes.String, serdes.String)
-	perUserCount2 := sgstream.Count(perUserGroupByKey1, "per-user.count2", "orders-per-user-store")
+	perUserGroupByKey1 := sgstream.GroupByKey(orders, serdes.String, serdes.String)
+	perUserCount2 := sgstream.Count(perUserGroupByKey1, "per-user.count2", ordersPerUserStore.Name())
 	perUserToStream3 := sgstream.ToStream(perUserCount2, "per-user.to_stream3")
 	sgstream.To(perUserToStream3, "per-user", "orders-per-user", sgstream.SinkConfig[string, int64]{
 		Key:   serdes.String,
@@ -64,16 +64,20 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("orders", serdes.String, serdes.String),
+			sgreplay.Topic("orders-per-user", serdes.String, serdes.Int64),
+			sgreplay.Topic("processed-orders", serdes.String, serdes.String),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("orders", serdes.String, serdes.String), sgreplay.Topic("orders-per-user", serdes.String, serdes.Int64), sgreplay.Topic("processed-orders", serdes.String, serdes.String)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -23,11 +23,11 @@ const AppID = "orders-app"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	orders := sgstream.Source(b, "orders", sgstream.SourceConfig[string, *Order]{
-		Key:        serdes.String,
-		Partitions: 4,
-		Timestamp:  timestampOrders,
 		Topic:      "orders",
+		Key:        serdes.String,
 		Value:      serdes.Msgpack[Order](),
+		Timestamp:  timestampOrders,
+		Partitions: 4,
 	})
 	processedFilter1 := sgstream.Filter(orders, "processed.filter1", func(key string, value *Order) bool {
 		return value != nil
@@ -65,18 +65,23 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		CommitInterval:  100 * time.Millisecond,
-		DeadLetterTopic: "orders-dlq",
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("orders-dlq", serdes.Bytes, serdes.Bytes),
+			sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]()),
+			sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]()),
+		},
 		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyDeadLetter,
 		Guarantee:       "exactly_once_v2",
-		ID:              AppID,
+		CommitInterval:  100 * time.Millisecond,
+		Deserialization: sgstream.PolicyDeadLetter,
+		Processing:      sgstream.PolicyFail,
+		DeadLetterTopic: "orders-dlq",
 		InvalidTime:     sgstream.TimestampFail,
 		OnStart:         []func(context.Context) error{Announce},
-		Processing:      sgstream.PolicyFail,
 		Run:             sgrun.Run,
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("orders-dlq", serdes.Bytes, serdes.Bytes), sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]()), sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]())},
 	}
 }
 

@@ -47,10 +47,10 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 // processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -67,10 +67,10 @@ func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ..
 // processes it to completion.
 func (d *TestDriver) PipeCountries(key string, value string, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeCountriesRecord(sgstream.Record[string, string]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -94,10 +94,10 @@ func (d *TestDriver) ReadEnrichedClicks() ([]sgstream.Record[string, *Click], er
 // processes it to completion. A nil value is a tombstone.
 func (d *TestDriver) PipeProfiles(key string, value *Profile, timestamp int64, headers ...sgstream.Header) error {
 	return d.PipeProfilesRecord(sgstream.Record[string, *Profile]{
-		Headers:   headers,
 		Key:       key,
-		Timestamp: timestamp,
 		Value:     value,
+		Timestamp: timestamp,
+		Headers:   headers,
 	})
 }
 
@@ -120,13 +120,13 @@ func (d *TestDriver) ReadUsersPerCountry() ([]sgstream.Record[string, int64], er
 // as it is after the last pipe. It materializes a global table, so every
 // partition gives the one global replica.
 func (d *TestDriver) CountriesStore(partition int32) (*sgstream.KVStore[string, string], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "countries-store", partition, serdes.String, serdes.String)
+	return sgstream.DriverKVStore(d.TestDriver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
 }
 
 // CountriesStoreForKey is CountriesStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string, string], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "countries-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, countriesStore.Name(), key, countriesStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +137,13 @@ func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string,
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) ProfilesStore(partition int32) (*sgstream.KVStore[string, *Profile], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "profiles-store", partition, serdes.String, serdes.Msgpack[Profile]())
+	return sgstream.DriverKVStore(d.TestDriver, profilesStore.Name(), partition, profilesStore.KeySerde(), profilesStore.ValueSerde())
 }
 
 // ProfilesStoreForKey is ProfilesStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) ProfilesStoreForKey(key string) (*sgstream.KVStore[string, *Profile], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "profiles-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, profilesStore.Name(), key, profilesStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}
@@ -154,13 +154,13 @@ func (d *TestDriver) ProfilesStoreForKey(key string) (*sgstream.KVStore[string, 
 // of the task on partition, as it is after the last pipe. A partition no record
 // reached yet has an empty store.
 func (d *TestDriver) UsersPerCountryStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, "users-per-country-store", partition, serdes.String, serdes.Int64)
+	return sgstream.DriverKVStore(d.TestDriver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
 }
 
 // UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key:
 // where records partitioned by key land (sgstream.StorePartition).
 func (d *TestDriver) UsersPerCountryStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, "users-per-country-store", key, serdes.String)
+	p, err := sgstream.StorePartition(d.TestDriver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,14 @@ import (
 	"github.com/streamgen/streamgen/serdes"
 )
 
+// The stores the application can read, each described once: BuildTopology, Queries,
+// queryStores and the TestDriver take their names and serdes from here.
+var (
+	countriesStore       = sgquery.NewKeyValue("countries-store", serdes.String, serdes.String)
+	profilesStore        = sgquery.NewKeyValue("profiles-store", serdes.String, serdes.Msgpack[Profile]())
+	usersPerCountryStore = sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64)
+)
+
 // Queries reads the application's stores while it runs: Kafka Streams' interactive
 // queries, with the spec's key and value types. Each method is a read-only view of one
 // store on the engine the Queries was made for; reads are local (a key another
@@ -26,24 +34,24 @@ func NewQueries(src sgquery.Source) Queries {
 
 // CountriesStore reads the key-value store "countries-store".
 func (q Queries) CountriesStore() *sgquery.KeyValue[string, string] {
-	return sgquery.NewKeyValue("countries-store", serdes.String, serdes.String).On(q.src)
+	return countriesStore.On(q.src)
 }
 
 // ProfilesStore reads the key-value store "profiles-store".
 func (q Queries) ProfilesStore() *sgquery.KeyValue[string, *Profile] {
-	return sgquery.NewKeyValue("profiles-store", serdes.String, serdes.Msgpack[Profile]()).On(q.src)
+	return profilesStore.On(q.src)
 }
 
 // UsersPerCountryStore reads the key-value store "users-per-country-store".
 func (q Queries) UsersPerCountryStore() *sgquery.KeyValue[string, int64] {
-	return sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64).On(q.src)
+	return usersPerCountryStore.On(q.src)
 }
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		sgquery.NewKeyValue("countries-store", serdes.String, serdes.String),
-		sgquery.NewKeyValue("profiles-store", serdes.String, serdes.Msgpack[Profile]()),
-		sgquery.NewKeyValue("users-per-country-store", serdes.String, serdes.Int64),
+		countriesStore,
+		profilesStore,
+		usersPerCountryStore,
 	}
 }

@@ -21,28 +21,28 @@ const AppID = "tables-demo"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	clicks := sgstream.Source(b, "clicks", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "clicks",
+		Key:   serdes.String,
 		Value: serdes.String,
 	})
 	profiles := sgstream.TableSource(b, "profiles", sgstream.SourceConfig[string, *Profile]{
-		Key:   serdes.String,
 		Topic: "profiles",
+		Key:   serdes.String,
 		Value: serdes.Msgpack[Profile](),
-	}, "profiles-store")
+	}, profilesStore.Name())
 	enrichedJoin1 := sgstream.JoinStreamTable(clicks, profiles, "enriched.join1", sgstream.LeftJoin, WithProfile)
 	countries := sgstream.GlobalTableSource(b, "countries", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "countries",
+		Key:   serdes.String,
 		Value: serdes.String,
-	}, "countries-store")
+	}, countriesStore.Name())
 	enrichedJoin2 := sgstream.JoinStreamGlobal(enrichedJoin1, countries, "enriched.join2", sgstream.LeftJoin, CountryCode, WithCountry)
 	sgstream.To(enrichedJoin2, "enriched", "enriched-clicks", sgstream.SinkConfig[string, *Click]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Click](),
 	})
 	countryCountsProfilesByCountry := sgstream.GroupByTable(profiles, "profiles-by-country", ByCountry, serdes.String, serdes.Msgpack[Profile]())
-	countryCountsCount2 := sgstream.CountTable(countryCountsProfilesByCountry, "country-counts.count2", "users-per-country-store")
+	countryCountsCount2 := sgstream.CountTable(countryCountsProfilesByCountry, "country-counts.count2", usersPerCountryStore.Name())
 	countryCountsToStream3 := sgstream.ToStream(countryCountsCount2, "country-counts.to_stream3")
 	sgstream.To(countryCountsToStream3, "country-counts", "users-per-country", sgstream.SinkConfig[string, int64]{
 		Key:   serdes.String,
@@ -69,16 +69,22 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("clicks", serdes.String, serdes.String),
+			sgreplay.Topic("countries", serdes.String, serdes.String),
+			sgreplay.Topic("enriched-clicks", serdes.String, serdes.Msgpack[Click]()),
+			sgreplay.Topic("profiles", serdes.String, serdes.Msgpack[Profile]()),
+			sgreplay.Topic("users-per-country", serdes.String, serdes.Int64),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.Topic("countries", serdes.String, serdes.String), sgreplay.Topic("enriched-clicks", serdes.String, serdes.Msgpack[Click]()), sgreplay.Topic("profiles", serdes.String, serdes.Msgpack[Profile]()), sgreplay.Topic("users-per-country", serdes.String, serdes.Int64)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 

@@ -22,88 +22,66 @@ const AppID = "windows-demo"
 // every task owns its own nodes and stores.
 func BuildTopology(b *sgstream.Builder) {
 	clicks := sgstream.Source(b, "clicks", sgstream.SourceConfig[string, string]{
-		Key:   serdes.String,
 		Topic: "clicks",
+		Key:   serdes.String,
 		Value: serdes.String,
 	})
-	byPage := sgstream.GroupByKey(clicks, "by-page", false, serdes.String, serdes.String)
+	byPage := sgstream.GroupByKey(clicks, serdes.String, serdes.String)
 	tumblingCountsWindowedBy1 := sgstream.WindowedBy(byPage, "tumbling-counts.windowed_by1", sgstream.TimeWindows{
-		Grace: 10 * time.Second,
 		Size:  time.Minute,
+		Grace: 10 * time.Second,
 	})
-	tumblingCountsCount2 := sgstream.CountWindowed(tumblingCountsWindowedBy1, "tumbling-counts.count2", "tumbling-store", sgstream.EmitOnUpdate)
+	tumblingCountsCount2 := sgstream.CountWindowed(tumblingCountsWindowedBy1, "tumbling-counts.count2", tumblingStore.Name(), sgstream.EmitOnUpdate)
 	tumblingCountsToStream3 := sgstream.ToStream(tumblingCountsCount2, "tumbling-counts.to_stream3")
 	sgstream.To(tumblingCountsToStream3, "tumbling-counts", "tumbling", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	finalCountsWindowedBy1 := sgstream.WindowedBy(byPage, "final-counts.windowed_by1", sgstream.TimeWindows{
-		Grace: 10 * time.Second,
 		Size:  time.Minute,
+		Grace: 10 * time.Second,
 	})
-	finalCountsCount2 := sgstream.CountWindowed(finalCountsWindowedBy1, "final-counts.count2", "final-store", sgstream.EmitOnClose)
+	finalCountsCount2 := sgstream.CountWindowed(finalCountsWindowedBy1, "final-counts.count2", finalStore.Name(), sgstream.EmitOnClose)
 	finalCountsToStream3 := sgstream.ToStream(finalCountsCount2, "final-counts.to_stream3")
 	sgstream.To(finalCountsToStream3, "final-counts", "final", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	hoppingCountsWindowedBy1 := sgstream.WindowedBy(byPage, "hopping-counts.windowed_by1", sgstream.TimeWindows{
-		Advance: time.Minute,
 		Size:    2 * time.Minute,
+		Advance: time.Minute,
 	})
-	hoppingCountsCount2 := sgstream.CountWindowed(hoppingCountsWindowedBy1, "hopping-counts.count2", "hopping-store", sgstream.EmitOnUpdate)
+	hoppingCountsCount2 := sgstream.CountWindowed(hoppingCountsWindowedBy1, "hopping-counts.count2", hoppingStore.Name(), sgstream.EmitOnUpdate)
 	hoppingCountsToStream3 := sgstream.ToStream(hoppingCountsCount2, "hopping-counts.to_stream3")
 	sgstream.To(hoppingCountsToStream3, "hopping-counts", "hopping", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  2 * time.Minute,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  2 * time.Minute,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	slidingCountsWindowedBy1 := sgstream.WindowedBySliding(byPage, "sliding-counts.windowed_by1", sgstream.SlidingWindows{TimeDifference: 30 * time.Second})
-	slidingCountsCount2 := sgstream.CountWindowed(slidingCountsWindowedBy1, "sliding-counts.count2", "sliding-store", sgstream.EmitOnUpdate)
+	slidingCountsCount2 := sgstream.CountWindowed(slidingCountsWindowedBy1, "sliding-counts.count2", slidingStore.Name(), sgstream.EmitOnUpdate)
 	slidingCountsToStream3 := sgstream.ToStream(slidingCountsCount2, "sliding-counts.to_stream3")
 	sgstream.To(slidingCountsToStream3, "sliding-counts", "sliding", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
 		Key: sgstream.TimeWindowedSerde[string]{
 			Inner: serdes.String,
 			Size:  30 * time.Second,
 		},
-		PartitionKey: sgstream.TimeWindowedSerde[string]{
-			Inner: serdes.String,
-			Size:  30 * time.Second,
-		}.PartitionKey,
-		Value:    serdes.Int64,
-		Windowed: true,
+		Value: serdes.Int64,
 	})
 	sessionCountsWindowedBy1 := sgstream.WindowedBySession(byPage, "session-counts.windowed_by1", sgstream.SessionWindows{Gap: 30 * time.Second})
-	sessionCountsCount2 := sgstream.CountSession(sessionCountsWindowedBy1, "session-counts.count2", "session-store", sgstream.EmitOnUpdate)
+	sessionCountsCount2 := sgstream.CountSession(sessionCountsWindowedBy1, "session-counts.count2", sessionStore.Name(), sgstream.EmitOnUpdate)
 	sessionCountsToStream3 := sgstream.ToStream(sessionCountsCount2, "session-counts.to_stream3")
 	sgstream.To(sessionCountsToStream3, "session-counts", "sessions", sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-		Key:          sgstream.SessionWindowedSerde[string]{Inner: serdes.String},
-		PartitionKey: sgstream.SessionWindowedSerde[string]{Inner: serdes.String}.PartitionKey,
-		Value:        serdes.Int64,
-		Windowed:     true,
+		Key:   sgstream.SessionWindowedSerde[string]{Inner: serdes.String},
+		Value: serdes.Int64,
 	})
 }
 
@@ -113,16 +91,23 @@ const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
-		Build:           BuildTopology,
-		Describe:        topologyDescription,
-		Deserialization: sgstream.PolicyFail,
-		Guarantee:       "at_least_once",
-		ID:              AppID,
-		InvalidTime:     sgstream.TimestampFail,
-		Processing:      sgstream.PolicyFail,
-		Run:             sgrun.Run,
+		ID:    AppID,
+		Build: BuildTopology,
+		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("clicks", serdes.String, serdes.String),
+			sgreplay.TimeWindowedTopic("final", serdes.String, serdes.Int64, time.Minute),
+			sgreplay.TimeWindowedTopic("hopping", serdes.String, serdes.Int64, 2*time.Minute),
+			sgreplay.SessionWindowedTopic("sessions", serdes.String, serdes.Int64),
+			sgreplay.TimeWindowedTopic("sliding", serdes.String, serdes.Int64, 30*time.Second),
+			sgreplay.TimeWindowedTopic("tumbling", serdes.String, serdes.Int64, time.Minute),
+		},
 		Stores:          queryStores(),
-		Topics:          []sgreplay.TopicCodec{sgreplay.Topic("clicks", serdes.String, serdes.String), sgreplay.WindowedTopic("final", serdes.String, serdes.Int64, false, time.Minute), sgreplay.WindowedTopic("hopping", serdes.String, serdes.Int64, false, 2*time.Minute), sgreplay.WindowedTopic("sessions", serdes.String, serdes.Int64, true, 0), sgreplay.WindowedTopic("sliding", serdes.String, serdes.Int64, false, 30*time.Second), sgreplay.WindowedTopic("tumbling", serdes.String, serdes.Int64, false, time.Minute)},
+		Describe:        topologyDescription,
+		Guarantee:       "at_least_once",
+		Deserialization: sgstream.PolicyFail,
+		Processing:      sgstream.PolicyFail,
+		InvalidTime:     sgstream.TimestampFail,
+		Run:             sgrun.Run,
 	}
 }
 
