@@ -98,7 +98,7 @@ func generateTopology(c *genCtx) error {
 	for _, f := range prog.App.OnStart {
 		g.hooks = append(g.hooks, g.fn(&spec.Node{Name: "app.on_start", Pos: f.Pos}, f, hookSig))
 	}
-	for _, name := range []string{"AppID", "BuildTopology", "NewApp", "topologyDescription", "main"} {
+	for _, name := range []string{"AppID", "BuildTopology", "NewApp", "main"} {
 		c.pkgScope.reserve(&c.diags, name, "generated topology identifier", prog.Pos)
 	}
 	g.emit(c.cfg)
@@ -995,7 +995,6 @@ func timestampPolicyLit(p spec.TimestampPolicy) jen.Code {
 func (g *topoGen) emitApp() {
 	f := g.f
 	app := g.prog.App
-	desc, _ := Describe(g.prog, "text")
 	var codecs []jen.Code
 	for _, t := range g.prog.Topics {
 		codecs = append(codecs, g.codec(t))
@@ -1008,7 +1007,6 @@ func (g *topoGen) emitApp() {
 		jen.Id("ID"):              jen.Id("AppID"),
 		jen.Id("Build"):           jen.Id("BuildTopology"),
 		jen.Id("Topics"):          jen.Index().Qual(pathSgreplay, "TopicCodec").Values(codecs...),
-		jen.Id("Describe"):        jen.Id("topologyDescription"),
 		jen.Id("Guarantee"):       jen.Lit(guarantee),
 		jen.Id("Deserialization"): policyLit(app.OnDeserializationError),
 		jen.Id("Processing"):      policyLit(app.OnProcessingError),
@@ -1027,9 +1025,6 @@ func (g *topoGen) emitApp() {
 	if len(g.hooks) > 0 {
 		d[jen.Id("OnStart")] = jen.Index().Func().Params(jen.Qual("context", "Context")).Error().Values(g.hooks...)
 	}
-	f.Comment("topologyDescription is what `streamgen describe` prints for this spec.")
-	f.Const().Id("topologyDescription").Op("=").Lit(desc)
-	f.Line()
 	f.Comment("NewApp describes the application for the standard commands (run, replay, describe).")
 	f.Func().Id("NewApp").Params().Op("*").Qual(pathSgapp, "App").Block(
 		jen.Return(jen.Op("&").Qual(pathSgapp, "App").Values(d)),

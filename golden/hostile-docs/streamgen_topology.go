@@ -28,14 +28,10 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: in.notes_-x (topics: [in.notes_-x])\n      --> copy\n    Sink: copy (topic: out.notes_-x)\n      <-- in.notes_-x\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		Build:           BuildTopology,
-		Describe:        topologyDescription,
 		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
 		ID:              AppID,

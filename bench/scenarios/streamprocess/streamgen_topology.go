@@ -35,14 +35,10 @@ var (
 	_ func(key string, value []byte) = Count
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> process\n    Processor: process (stores: [])\n      --> none\n      <-- bench-src1\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		Build:           BuildTopology,
-		Describe:        topologyDescription,
 		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
 		ID:              AppID,

@@ -55,14 +55,10 @@ var (
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src2 (topics: [bench-src2])\n      --> right\n    Processor: right (stores: [])\n      --> joined.join\n      <-- bench-src2\n    Source: bench-src1 (topics: [bench-src1])\n      --> joined.peek1\n    Processor: joined.peek1 (stores: [])\n      --> joined.join\n      <-- bench-src1\n    Processor: joined.join (stores: [join-this, join-other, join-outer])\n      --> joined\n      <-- joined.peek1, right\n    Processor: joined (stores: [])\n      --> none\n      <-- joined.join\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		Build:           BuildTopology,
-		Describe:        topologyDescription,
 		Deserialization: sgstream.PolicyFail,
 		Guarantee:       "at_least_once",
 		ID:              AppID,

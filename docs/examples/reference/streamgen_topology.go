@@ -59,16 +59,12 @@ var (
 	_ func(key string, value *Order) *Order = UpperOrder
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> processed.filter1\n    Processor: processed.filter1 (stores: [])\n      --> processed.map_values2\n      <-- orders\n    Processor: processed.map_values2 (stores: [])\n      --> processed.peek3\n      <-- processed.filter1\n    Processor: processed.peek3 (stores: [])\n      --> processed\n      <-- processed.map_values2\n    Sink: processed (topic: processed-orders)\n      <-- processed.peek3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		Build:           BuildTopology,
 		CommitInterval:  100 * time.Millisecond,
 		DeadLetterTopic: "orders-dlq",
-		Describe:        topologyDescription,
 		Deserialization: sgstream.PolicyDeadLetter,
 		Guarantee:       "exactly_once_v2",
 		ID:              AppID,
