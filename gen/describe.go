@@ -122,7 +122,7 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 				link(g.repartition(prog, rp, out[in], link), d)
 				continue
 			}
-			if p := out[in]; p != nil {
+			if p := out[in]; p != nil && !p.global { // a global table is looked up, not read
 				link(p, d)
 			}
 		}
@@ -231,6 +231,9 @@ func nodeStores(n *spec.Node) []*spec.Store {
 	}
 	out = append(out, n.Stores...)
 	if j := n.Join; j != nil {
+		if j.Shape == spec.JoinStreamTable && len(n.Inputs) > 1 && n.Inputs[1].Store != nil {
+			out = append(out, n.Inputs[1].Store) // the join looks the table up
+		}
 		for _, s := range []*spec.Store{j.ThisStore, j.OtherStore, j.OuterStore, j.SubscriptionStore} {
 			if s != nil {
 				out = append(out, s)

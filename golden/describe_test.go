@@ -133,7 +133,7 @@ var knownDrift = map[string]bool{
 	"full": true, "examples/joins": true, "examples/ordersummary": true, "examples/windows": true,
 	"examples/orders": true, "examples/ordercounts": true, "examples/deadletter": true,
 	"docs/examples/adclicks": true, "docs/examples/from-faust": true, "docs/examples/from-java": true,
-	"docs/examples/reference": true, "docs/examples/tables": true, "docs/examples/windows": true,
+	"docs/examples/reference": true, "docs/examples/windows": true,
 	"bench/scenarios/streamcount": true, "bench/scenarios/streamcountwindowed": true,
 	"bench/scenarios/streamprocess": true, "bench/scenarios/streamprocesswithsink": true,
 	"bench/scenarios/streamprocesswithstatestore": true, "bench/scenarios/streamprocesswithwindowstore": true,
