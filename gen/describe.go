@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/streamgen/streamgen/internal/topodesc"
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/spec"
 )
@@ -26,14 +27,16 @@ func DescribeGraph(prog *spec.Program) *topodesc.Graph {
 
 // dnode is one line of the description: a source, processor or sink.
 type dnode struct {
-	name     string
-	kind     string // Source, Processor, Sink
-	topics   []string
-	stores   []string
-	children []*dnode
-	parents  []*dnode
-	sub      int
-	order    int
+	name      string
+	kind      string // Source, Processor, Sink
+	topics    []string
+	extractor string
+	stores    []string
+	children  []*dnode
+	parents   []*dnode
+	sub       int
+	order     int
+	global    bool // the processor of a global table
 }
 
 type describeGraph struct {
@@ -55,7 +58,7 @@ func inputRepartition(n *spec.Node, i int) *spec.Repartition {
 		}
 		return nil
 	}
-	if i == 0 && n.Repartition != nil && (n.Op == spec.OpRepartition || n.Op == spec.OpGroupBy || n.Op == spec.OpGroupByKey || n.Op == spec.OpToTable) {
+	if i == 0 && n.Repartition != nil && (n.Op == spec.OpRepartition || n.Op == spec.OpGroupByKey || n.Op == spec.OpToTable) {
 		return n.Repartition
 	}
 	return nil
@@ -63,11 +66,7 @@ func inputRepartition(n *spec.Node, i int) *spec.Repartition {
 
 func buildDescribeGraph(prog *spec.Program) *describeGraph {
 	g := &describeGraph{}
-	add := func(name, kind string) *dnode {
-		d := &dnode{name: name, kind: kind, order: len(g.nodes)}
-		g.nodes = append(g.nodes, d)
-		return d
-	}
+	add := g.add
 	link := func(from, to *dnode) {
 		from.children = append(from.children, to)
 		to.parents = append(to.parents, from)
@@ -80,16 +79,33 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 			d := add(n.Name, "Source")
 			d.topics = []string{n.Topic.Name}
 			if n.Store != nil {
-				d.stores = []string{n.Store.Name}
+				// A table: Kafka Streams' source plus the processor that
+				// materializes it (sgstream.TableSourceSuffix).
+				p := add(n.Name+"-table-source", "Processor")
+				p.stores = []string{n.Store.Name}
+				p.global = n.Shape == spec.ShapeGlobalTable
+				link(d, p)
+				d = p
 			}
 			out[n] = d
+			continue
+		case n.Op == spec.OpWindowedBy || (n.Op == spec.OpGroupByKey && n.Repartition == nil):
+			out[n] = out[n.Inputs[0]] // no node: the runtime only changes the handle's type
+			continue
+		case n.Op == spec.OpRepartition || (n.Op == spec.OpGroupByKey && n.Repartition != nil):
+			out[n] = g.repartition(prog, n.Repartition, out[n.Inputs[0]], link)
+			continue
+		case n.Op == spec.OpGroupBy:
+			sel := add(n.Repartition.Name, "Processor")
+			link(out[n.Inputs[0]], sel)
+			out[n] = g.repartition(prog, n.Repartition, sel, link)
 			continue
 		case n.Op == spec.OpTo:
 			d := add(n.Name, "Sink")
 			if n.Sink.Topic != nil {
 				d.topics = []string{n.Sink.Topic.Name}
 			} else {
-				d.topics = []string{"<chosen per record>"}
+				d.extractor = "<chosen per record>"
 			}
 			for _, in := range n.Inputs {
 				link(out[in], d)
@@ -103,16 +119,10 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 		}
 		for i, in := range n.Inputs {
 			if rp := inputRepartition(n, i); rp != nil {
-				topic := prog.App.ID + "-" + rp.Name + "-repartition"
-				sink := add(rp.Name+"-sink", "Sink")
-				sink.topics = []string{topic}
-				link(out[in], sink)
-				src := add(rp.Name+"-source", "Source")
-				src.topics = []string{topic}
-				link(src, d)
+				link(g.repartition(prog, rp, out[in], link), d)
 				continue
 			}
-			if p := out[in]; p != nil {
+			if p := out[in]; p != nil && !p.global { // a global table is looked up, not read
 				link(p, d)
 			}
 		}
@@ -127,16 +137,45 @@ func buildDescribeGraph(prog *spec.Program) *describeGraph {
 	return g
 }
 
+// repartition adds the sink and source of a repartition topic after from
+// and returns the source.
+func (g *describeGraph) repartition(prog *spec.Program, rp *spec.Repartition, from *dnode, link func(a, b *dnode)) *dnode {
+	topic := toponame.Repartition(rp.Name)
+	sink := g.add(toponame.RepartitionSink(rp.Name), topodesc.Sink)
+	sink.topics = []string{topic}
+	link(from, sink)
+	src := g.add(toponame.RepartitionSource(rp.Name), topodesc.Source)
+	src.topics = []string{topic}
+	return src
+}
+
+func (g *describeGraph) add(name, kind string) *dnode {
+	d := &dnode{name: name, kind: kind, order: len(g.nodes)}
+	g.nodes = append(g.nodes, d)
+	return d
+}
+
 // assignSubTopologies groups nodes connected by edges or shared stores.
 func (g *describeGraph) assignSubTopologies() {
 	sets := unionfind.New(len(g.nodes))
 	find, union := sets.Find, sets.Union
 	storeOwner := map[string]int{}
+	global := map[string]bool{} // a global table's store joins no sub-topology
+	for _, d := range g.nodes {
+		if d.global {
+			for _, s := range d.stores {
+				global[s] = true
+			}
+		}
+	}
 	for _, d := range g.nodes {
 		for _, c := range d.children {
 			union(d.order, c.order)
 		}
 		for _, s := range d.stores {
+			if global[s] && !d.global {
+				continue
+			}
 			if o, ok := storeOwner[s]; ok {
 				union(d.order, o)
 			} else {
@@ -163,11 +202,12 @@ func (g *describeGraph) assignSubTopologies() {
 // binary renders its pictures from, has never shown them (Kafka Streams
 // shows a source's topics only), and every format must agree.
 func (g *describeGraph) export() *topodesc.Graph {
-	out := &topodesc.Graph{}
-	for _, sub := range g.subs {
+	out := &topodesc.Graph{Global: make([]bool, len(g.subs))}
+	for i, sub := range g.subs {
 		var ns []*topodesc.Node
 		for _, d := range sub {
-			n := &topodesc.Node{Name: d.name, Kind: d.kind, Topics: d.topics}
+			out.Global[i] = out.Global[i] || d.global
+			n := &topodesc.Node{Name: d.name, Kind: d.kind, Topics: d.topics, Extractor: d.extractor}
 			if d.kind == "Processor" {
 				n.Stores = d.stores
 			}
@@ -179,6 +219,7 @@ func (g *describeGraph) export() *topodesc.Graph {
 		}
 		out.Subs = append(out.Subs, ns)
 	}
+	out.Order()
 	return out
 }
 
@@ -190,6 +231,9 @@ func nodeStores(n *spec.Node) []*spec.Store {
 	}
 	out = append(out, n.Stores...)
 	if j := n.Join; j != nil {
+		if j.Shape == spec.JoinStreamTable && len(n.Inputs) > 1 && n.Inputs[1].Store != nil {
+			out = append(out, n.Inputs[1].Store) // the join looks the table up
+		}
 		for _, s := range []*spec.Store{j.ThisStore, j.OtherStore, j.OuterStore, j.SubscriptionStore} {
 			if s != nil {
 				out = append(out, s)

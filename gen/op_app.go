@@ -75,7 +75,6 @@ func timestampPolicyLit(p spec.TimestampPolicy) jen.Code {
 // generated binary's commands work from, its fields in sgapp.App's order.
 func emitApp(c *genCtx, f *jen.File) {
 	app, m := c.prog.App, c.model
-	desc, _ := Describe(c.prog, "text")
 	var codecs []jen.Code
 	for _, t := range m.topics {
 		codecs = append(codecs, codec(c, t))
@@ -91,7 +90,6 @@ func emitApp(c *genCtx, f *jen.File) {
 	if len(m.stores) > 0 {
 		d.add("Stores", jen.Id("queryStores").Call()) // query.go
 	}
-	d.add("Describe", jen.Id("topologyDescription"))
 	d.add("Guarantee", jen.Lit(guarantee))
 	if app.CommitInterval != 0 {
 		d.add("CommitInterval", durationLit(app.CommitInterval))
@@ -106,9 +104,6 @@ func emitApp(c *genCtx, f *jen.File) {
 		d.add("OnStart", jen.Index().Func().Params(jen.Qual("context", "Context")).Error().Values(m.hooks...))
 	}
 	d.add("Run", jen.Qual(pathSgrun, "Run"))
-	f.Comment("topologyDescription is what `streamgen describe` prints for this spec.")
-	f.Const().Id("topologyDescription").Op("=").Lit(desc)
-	f.Line()
 	f.Comment("NewApp describes the application for the standard commands (run, replay, describe).")
 	f.Func().Id("NewApp").Params().Op("*").Qual(pathSgapp, "App").Block(
 		jen.Return(jen.Op("&").Qual(pathSgapp, "App").Values(d.items()...)),

@@ -135,7 +135,7 @@ func buildWiring(c *genCtx, m *model) bool {
 	for _, f := range prog.App.OnStart {
 		m.hooks = append(m.hooks, g.fn(&spec.Node{Name: "app.on_start", Pos: f.Pos}, f, hookSig))
 	}
-	for _, name := range []string{"AppID", "BuildTopology", "NewApp", "topologyDescription", "main"} {
+	for _, name := range []string{"AppID", "BuildTopology", "NewApp", "main"} {
 		c.pkgScope.reserve(&c.diags, name, "generated topology identifier", prog.Pos)
 	}
 	m.sortFuncs(g.asserts)

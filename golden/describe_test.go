@@ -1,14 +1,19 @@
 package golden_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/streamgen/streamgen/gen"
+	"github.com/streamgen/streamgen/golden/full"
+	"github.com/streamgen/streamgen/golden/hostile-docs"
 	"github.com/streamgen/streamgen/internal/textdiff"
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -16,9 +21,8 @@ import (
 var describeExts = map[string]string{"text": "txt", "mermaid": "mmd", "dot": "dot"}
 
 // TestDescribe keeps golden/describe/<example>.{txt,mmd,dot} equal to what
-// `streamgen describe` prints for every example, and checks that the
-// generated binary's `describe` (which renders from the embedded text)
-// prints the same bytes. -update rewrites the goldens.
+// `streamgen describe` prints for every example. -update rewrites the
+// goldens. TestDescribeIsRuntime pins what it prints to the runtime.
 func TestDescribe(t *testing.T) {
 	specs, err := filepath.Glob("../examples/*/streamgen.yaml")
 	if err != nil || len(specs) == 0 {
@@ -31,26 +35,151 @@ func TestDescribe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := gen.Describe(prog, "text")
-			if err != nil {
-				t.Fatal(err)
-			}
-			app := &sgapp.App{ID: prog.App.ID, Describe: text}
 			for format, ext := range describeExts {
 				got, err := gen.Describe(prog, format)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fromApp, err := sgapp.Describe(app, format)
-				if err != nil {
-					t.Fatalf("%s: app describe: %v", format, err)
-				}
-				if fromApp != got {
-					t.Errorf("%s: the app's describe differs from streamgen describe:\n%s", format, textdiff.Unified("streamgen", "app", got, fromApp))
-				}
 				compareGolden(t, filepath.Join("describe", name+"."+ext), got)
 			}
 		})
+	}
+}
+
+// TestDescribeIsRuntime checks, for every generated application in the
+// repository, that `streamgen describe` (rendered from the spec) prints
+// exactly what the generated binary's `describe` prints (rendered from the
+// graph the runtime builds and runs): same sub-topologies, numbers, nodes
+// and order, in every format. It also checks that each sub-topology number
+// is the sub-topology part of the task ids the engine runs
+// (sgstream.TaskID.Sub is SubTopology.ID). Importable packages are compared
+// in process; the main packages are built once, together, and run.
+// Conformance scenarios, which are generated only when the suite runs, are
+// compared by conformance/compare's describe check.
+func TestDescribeIsRuntime(t *testing.T) {
+	inProcess := map[string]*sgapp.App{"full": full.NewApp(), "hostile-docs": hostiledocs.NewApp()}
+	for dir, app := range inProcess {
+		t.Run(dir, func(t *testing.T) {
+			prog, err := spec.ParseFile(filepath.Join(dir, "streamgen.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp, err := app.Topology()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTaskIDs(t, tp)
+			for format := range describeExts {
+				want, err := gen.Describe(prog, format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := sgapp.Describe(app, format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reportDrift(t, dir, format, want, got)
+			}
+		})
+	}
+	if testing.Short() {
+		t.Skip("-short: building every generated application takes minutes")
+	}
+	var pkgs []string
+	for _, pattern := range []string{"../examples/*/streamgen.yaml", "../docs/examples/*/streamgen.yaml", "../bench/scenarios/*/streamgen.yaml", "../chaos/*/streamgen.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Dir(p)))
+		}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d generated applications", len(pkgs))
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, pkg := range pkgs {
+		t.Run(strings.TrimPrefix(pkg, "./../"), func(t *testing.T) {
+			prog, err := spec.ParseFile(filepath.Join(pkg, "streamgen.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for format := range describeExts {
+				want, err := gen.Describe(prog, format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := exec.Command(filepath.Join(bin, filepath.Base(pkg)), "describe", "-format", format).Output()
+				if err != nil {
+					t.Fatalf("%s describe: %v", pkg, err)
+				}
+				reportDrift(t, strings.TrimPrefix(pkg, "./../"), format, want, string(out))
+			}
+		})
+	}
+}
+
+// knownDrift lists the applications whose `streamgen describe` still
+// differs from the runtime's graph (gen/describe.go does not yet mirror the
+// runtime's foreign-key, cogroup, join and stream-global nodes). The test
+// logs their differences and fails for every other application; remove an
+// entry when its describe matches, and the test then keeps it matching.
+var knownDrift = map[string]bool{
+	"full": true, "examples/joins": true, "examples/ordersummary": true, "examples/windows": true,
+	"examples/orders": true, "examples/ordercounts": true, "examples/deadletter": true,
+	"docs/examples/adclicks": true, "docs/examples/from-faust": true, "docs/examples/from-java": true,
+	"docs/examples/reference": true, "docs/examples/windows": true,
+	"bench/scenarios/streamcount": true, "bench/scenarios/streamcountwindowed": true,
+	"bench/scenarios/streamprocess": true, "bench/scenarios/streamprocesswithsink": true,
+	"bench/scenarios/streamprocesswithstatestore": true, "bench/scenarios/streamprocesswithwindowstore": true,
+	"bench/scenarios/streamstreamjoin": true, "bench/scenarios/streamtablejoin": true,
+	"bench/scenarios/tabletablejoin": true, "chaos/eos": true,
+}
+
+// reportDrift fails on a difference, or only logs it for knownDrift.
+func reportDrift(t *testing.T, name, format, want, got string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	msg := textdiff.Unified("streamgen describe", "runtime", want, got)
+	if knownDrift[name] {
+		t.Logf("%s: known drift (see knownDrift):\n%s", format, msg)
+		return
+	}
+	t.Errorf("%s: streamgen describe differs from the runtime's:\n%s", format, msg)
+}
+
+// checkTaskIDs checks that sub-topology i of the description is the
+// runtime's sub-topology i, whose tasks the engine names i_<partition>.
+func checkTaskIDs(t *testing.T, tp *sgstream.Topology) {
+	t.Helper()
+	g := tp.Describe()
+	subs := tp.SubTopologies()
+	if len(g.Subs) != len(subs) {
+		t.Fatalf("description has %d sub-topologies, the runtime %d", len(g.Subs), len(subs))
+	}
+	for i, s := range subs {
+		if s.ID != i {
+			t.Errorf("runtime sub-topology %d has id %d", i, s.ID)
+		}
+		if id := (sgstream.TaskID{Sub: s.ID, Partition: 3}).String(); id != fmt.Sprintf("%d_3", i) {
+			t.Errorf("partition 3 of sub-topology %d runs as task %s", i, id)
+		}
+		names := map[string]bool{}
+		for _, n := range g.Subs[i] {
+			names[n.Name] = true
+		}
+		for _, n := range s.Nodes {
+			if name := tp.Nodes()[n].Name; !names[name] {
+				t.Errorf("node %q of runtime sub-topology %d is not in described sub-topology %d", name, i, i)
+			}
+		}
 	}
 }
 

@@ -80,9 +80,6 @@ var (
 	_ = math.MaxInt32
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: eos-data (topics: [eos-data])\n      --> data-sink, echoed, mins.group_by_key1, sums.group_by_key1\n    Sink: echoed (topic: eos-echo)\n      <-- eos-data\n    Processor: mins.group_by_key1 (stores: [])\n      --> mins.aggregate2\n      <-- eos-data\n    Processor: mins.aggregate2 (stores: [min-store])\n      --> mins.to_stream3\n      <-- mins.group_by_key1\n    Processor: mins.to_stream3 (stores: [])\n      --> mins\n      <-- mins.aggregate2\n    Sink: mins (topic: eos-min)\n      <-- mins.to_stream3\n    Processor: sums.group_by_key1 (stores: [])\n      --> sums.aggregate2\n      <-- eos-data\n    Processor: sums.aggregate2 (stores: [sum-store])\n      --> sums.to_stream3\n      <-- sums.group_by_key1\n    Processor: sums.to_stream3 (stores: [])\n      --> sums\n      <-- sums.aggregate2\n    Sink: sums (topic: eos-sum)\n      <-- sums.to_stream3\n    Sink: data-sink (topic: chaos-eos-data-repartition)\n      <-- eos-data\n   Sub-topology: 1\n    Processor: repartitioned (stores: [])\n      --> counts.group_by_key1, maxes.group_by_key1\n      <-- data-source\n    Source: data-source (topics: [chaos-eos-data-repartition])\n      --> repartitioned\n    Processor: maxes.group_by_key1 (stores: [])\n      --> maxes.aggregate2\n      <-- repartitioned\n    Processor: maxes.aggregate2 (stores: [max-store])\n      --> maxes.to_stream3\n      <-- maxes.group_by_key1\n    Processor: maxes.to_stream3 (stores: [])\n      --> maxes\n      <-- maxes.aggregate2\n    Sink: maxes (topic: eos-max)\n      <-- maxes.to_stream3\n    Processor: counts.group_by_key1 (stores: [])\n      --> counts.count2\n      <-- repartitioned\n    Processor: counts.count2 (stores: [cnt-store])\n      --> counts.to_stream3\n      <-- counts.group_by_key1\n    Processor: counts.to_stream3 (stores: [])\n      --> counts\n      <-- counts.count2\n    Sink: counts (topic: eos-cnt)\n      <-- counts.to_stream3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -97,7 +94,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("eos-sum", serdes.String, serdes.Int64),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "exactly_once_v2",
 		CommitInterval:  5 * time.Second,
 		Deserialization: sgstream.PolicyFail,

@@ -49,6 +49,7 @@ type options struct {
 	show       int
 	shrink     bool
 	verbose    bool
+	describe   bool
 }
 
 func main() {
@@ -67,6 +68,7 @@ func main() {
 	flag.IntVar(&o.show, "show", 3, "differing sequences to print per scenario")
 	flag.BoolVar(&o.shrink, "shrink", true, "shrink the first difference of each scenario to a minimal input")
 	flag.BoolVar(&o.verbose, "v", false, "print per-scenario progress")
+	flag.BoolVar(&o.describe, "describe", false, "fail when a scenario's describe differs from Kafka Streams' (the count is printed either way)")
 	flag.Parse()
 	if o.quick && !flagSet("sequences") {
 		o.sequences = 20
@@ -172,6 +174,9 @@ func (r *runner) run() (scenarios, sequences, differences int) {
 			continue
 		}
 		differences += r.compareScenario(s, inputs[s.Name], want)
+	}
+	if !r.opts.javaOnly {
+		r.checkDescribe(runnable)
 	}
 	return scenarios, sequences, differences
 }

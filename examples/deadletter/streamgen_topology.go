@@ -39,9 +39,6 @@ var (
 	_ func(key string, value *Payment) bool = IsLarge
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: payments (topics: [payments])\n      --> large.filter1\n    Processor: large.filter1 (stores: [])\n      --> large\n      <-- payments\n    Sink: large (topic: large-payments)\n      <-- large.filter1\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -52,7 +49,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("payments", serdes.String, serdes.Msgpack[Payment]()),
 			sgreplay.Topic("payments-dlq", serdes.Bytes, serdes.Bytes),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyDeadLetter,
 		Processing:      sgstream.PolicyDeadLetter,

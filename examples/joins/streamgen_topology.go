@@ -78,9 +78,6 @@ var (
 	_ func(key string, left *Order, right *Payment) *PaidOrder = JoinPayment
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> orders-by-user, paid.orders-payments\n    Source: payments (topics: [payments])\n      --> paid.orders-payments\n    Processor: paid.orders-payments (stores: [orders-payments-this, orders-payments-other])\n      --> paid\n      <-- orders, payments\n    Sink: paid (topic: paid-orders)\n      <-- paid.orders-payments\n    Processor: orders-by-user (stores: [])\n      --> orders-users-inner-sink, orders-users-left-sink\n      <-- orders\n    Sink: orders-users-left-sink (topic: joins-app-orders-users-left-repartition)\n      <-- orders-by-user\n    Sink: orders-users-inner-sink (topic: joins-app-orders-users-inner-repartition)\n      <-- orders-by-user\n   Sub-topology: 1\n    Source: users (topics: [users])\n      --> enriched.orders-users-left, with-profile.orders-users-inner\n    Processor: enriched.orders-users-left (stores: [])\n      --> enriched\n      <-- orders-users-left-source, users\n    Source: orders-users-left-source (topics: [joins-app-orders-users-left-repartition])\n      --> enriched.orders-users-left\n    Sink: enriched (topic: enriched-orders)\n      <-- enriched.orders-users-left\n    Processor: with-profile.orders-users-inner (stores: [])\n      --> with-profile\n      <-- orders-users-inner-source, users\n    Source: orders-users-inner-source (topics: [joins-app-orders-users-inner-repartition])\n      --> with-profile.orders-users-inner\n    Sink: with-profile (topic: orders-with-profile)\n      <-- with-profile.orders-users-inner\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -95,7 +92,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]()),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "exactly_once_v2",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

@@ -40,9 +40,6 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> counts.filter1\n    Processor: counts.filter1 (stores: [])\n      --> orders-by-user-sink\n      <-- orders\n    Sink: orders-by-user-sink (topic: order-counts-app-orders-by-user-repartition)\n      <-- counts.filter1\n   Sub-topology: 1\n    Processor: counts.orders-by-user (stores: [])\n      --> counts.count3\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-counts-app-orders-by-user-repartition])\n      --> counts.orders-by-user\n    Processor: counts.count3 (stores: [order-counts-store])\n      --> counts.to_stream4\n      <-- counts.orders-by-user\n    Processor: counts.to_stream4 (stores: [])\n      --> counts\n      <-- counts.count3\n    Sink: counts (topic: order-counts)\n      <-- counts.to_stream4\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -53,7 +50,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "exactly_once_v2",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

@@ -67,9 +67,6 @@ var (
 	_ func() *OrderSummary = NewSummary
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> summaries.filter1\n    Processor: summaries.filter1 (stores: [])\n      --> orders-by-user-sink\n      <-- orders\n    Sink: orders-by-user-sink (topic: order-summary-app-orders-by-user-repartition)\n      <-- summaries.filter1\n   Sub-topology: 1\n    Processor: summaries.orders-by-user (stores: [])\n      --> summaries.windowed_by3\n      <-- orders-by-user-source\n    Source: orders-by-user-source (topics: [order-summary-app-orders-by-user-repartition])\n      --> summaries.orders-by-user\n    Processor: summaries.windowed_by3 (stores: [])\n      --> summaries.aggregate4\n      <-- summaries.orders-by-user\n    Processor: summaries.aggregate4 (stores: [order-summary-store])\n      --> summaries.to_stream5\n      <-- summaries.windowed_by3\n    Processor: summaries.to_stream5 (stores: [])\n      --> summaries\n      <-- summaries.aggregate4\n    Sink: summaries (topic: order-summaries)\n      <-- summaries.to_stream5\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -80,7 +77,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "exactly_once_v2",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

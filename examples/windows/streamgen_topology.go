@@ -86,9 +86,6 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks (topics: [clicks])\n      --> by-page\n    Processor: by-page (stores: [])\n      --> final.windowed_by1, hopping.windowed_by1, sessions.windowed_by1, sliding.windowed_by1, tumbling.windowed_by1\n      <-- clicks\n    Processor: tumbling.windowed_by1 (stores: [])\n      --> tumbling.count2\n      <-- by-page\n    Processor: tumbling.count2 (stores: [tumbling-store])\n      --> tumbling.to_stream3\n      <-- tumbling.windowed_by1\n    Processor: tumbling.to_stream3 (stores: [])\n      --> tumbling\n      <-- tumbling.count2\n    Sink: tumbling (topic: tumbling-counts)\n      <-- tumbling.to_stream3\n    Processor: hopping.windowed_by1 (stores: [])\n      --> hopping.count2\n      <-- by-page\n    Processor: hopping.count2 (stores: [hopping-store])\n      --> hopping.to_stream3\n      <-- hopping.windowed_by1\n    Processor: hopping.to_stream3 (stores: [])\n      --> hopping\n      <-- hopping.count2\n    Sink: hopping (topic: hopping-counts)\n      <-- hopping.to_stream3\n    Processor: sliding.windowed_by1 (stores: [])\n      --> sliding.count2\n      <-- by-page\n    Processor: sliding.count2 (stores: [sliding-store])\n      --> sliding.to_stream3\n      <-- sliding.windowed_by1\n    Processor: sliding.to_stream3 (stores: [])\n      --> sliding\n      <-- sliding.count2\n    Sink: sliding (topic: sliding-counts)\n      <-- sliding.to_stream3\n    Processor: sessions.windowed_by1 (stores: [])\n      --> sessions.count2\n      <-- by-page\n    Processor: sessions.count2 (stores: [session-store])\n      --> sessions.to_stream3\n      <-- sessions.windowed_by1\n    Processor: sessions.to_stream3 (stores: [])\n      --> sessions\n      <-- sessions.count2\n    Sink: sessions (topic: session-counts)\n      <-- sessions.to_stream3\n    Processor: final.windowed_by1 (stores: [])\n      --> final.count2\n      <-- by-page\n    Processor: final.count2 (stores: [final-store])\n      --> final.to_stream3\n      <-- final.windowed_by1\n    Processor: final.to_stream3 (stores: [])\n      --> final\n      <-- final.count2\n    Sink: final (topic: final-counts)\n      <-- final.to_stream3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -103,7 +100,6 @@ func NewApp() *sgapp.App {
 			sgreplay.TimeWindowedTopic("tumbling-counts", serdes.String, serdes.Int64, time.Minute),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

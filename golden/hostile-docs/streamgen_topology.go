@@ -28,9 +28,6 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: in.notes_-x (topics: [in.notes_-x])\n      --> copy\n    Sink: copy (topic: out.notes_-x)\n      <-- in.notes_-x\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -40,7 +37,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("in.notes_-x", serdes.String, serdes.Msgpack[Note]()),
 			sgreplay.Topic("out.notes_-x", serdes.String, serdes.Msgpack[Note]()),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

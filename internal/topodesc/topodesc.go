@@ -1,10 +1,10 @@
 // Package topodesc is the one renderer of topology descriptions: the text of
 // Kafka Streams' Topology#describe, a Mermaid flowchart and a Graphviz dot
 // graph. It imports only the standard library so that both the generator
-// (gen, which builds a Graph from the spec) and the runtime (sgapp, whose
-// `describe` command parses the text the generator embedded) use it: the
-// generated binary then prints exactly what `streamgen describe` prints, in
-// every format, without the generator embedding one string per format.
+// (gen, which derives a Graph from the spec for `streamgen describe`) and
+// the runtime (sgstream, which exports the graph it really runs for a
+// generated binary's `describe`) use it. Both build a Graph and call Order,
+// which lays it out as Kafka Streams does; golden tests keep the two equal.
 package topodesc
 
 import (
@@ -30,16 +30,82 @@ type Node struct {
 	// Topics are the topics a source reads or the (single) topic a sink
 	// writes; empty for processors.
 	Topics []string
-	// Stores are the stores a processor (or a table source) uses.
+	// Stores are the stores a processor uses.
 	Stores []string
+	// Extractor, on a sink without a fixed topic, says how the topic is
+	// chosen (Kafka Streams prints the TopicNameExtractor's class there).
+	Extractor string
 	// Children are the names of the nodes this one forwards to, sorted.
 	Children []string
 }
 
 // Graph is a topology split into sub-topologies, each a list of nodes in a
-// fixed order (the order the text lists them in).
+// fixed order (the order the text lists them in). Sub-topology i is numbered
+// i, which is also the sub-topology part of its task ids.
 type Graph struct {
 	Subs [][]*Node
+	// Global[i] marks sub-topology i as a global store's (a source and the
+	// processor that fills the store; it runs no tasks). Global may be
+	// shorter than Subs.
+	Global []bool
+}
+
+// IsGlobal reports whether sub-topology i is a global store's.
+func (g *Graph) IsGlobal(i int) bool { return i < len(g.Global) && g.Global[i] }
+
+// Order sorts the nodes of every sub-topology, and every node's children,
+// as Kafka Streams' TopologyDescription does: by the size of the sub-tree a
+// node roots (itself plus, recursively, its children's sub-trees: a node
+// reached by two paths counts twice), largest first, then by name. Sources
+// therefore come before what they feed, and sinks last.
+//
+// Kafka Streams keeps each node's successor and predecessor lists in sets
+// ordered by the same comparator, but fills them while the sizes still
+// grow, so those two lists come out in an order that depends on Java's hash
+// iteration; here they are in the comparator's order on the final sizes.
+func (g *Graph) Order() {
+	size := g.sizes()
+	less := func(a, b string) int {
+		if size[a] != size[b] {
+			return size[b] - size[a]
+		}
+		return strings.Compare(a, b)
+	}
+	for _, sub := range g.Subs {
+		slices.SortStableFunc(sub, func(a, b *Node) int { return less(a.Name, b.Name) })
+		for _, n := range sub {
+			slices.SortStableFunc(n.Children, less)
+		}
+	}
+}
+
+// sizes is the sub-tree size of every node (see Order).
+func (g *Graph) sizes() map[string]int {
+	children := map[string][]string{}
+	for _, sub := range g.Subs {
+		for _, n := range sub {
+			children[n.Name] = n.Children
+		}
+	}
+	size := map[string]int{}
+	var of func(name string, depth int) int
+	of = func(name string, depth int) int {
+		if s, ok := size[name]; ok {
+			return s
+		}
+		s := 1
+		if depth < len(children) { // a cycle (never built) must not recurse forever
+			for _, c := range children[name] {
+				s += of(c, depth+1)
+			}
+		}
+		size[name] = s
+		return s
+	}
+	for name := range children {
+		of(name, 0)
+	}
+	return size
 }
 
 // Render renders g in format ("text", "mermaid" or "dot"; "" is text).
@@ -55,8 +121,8 @@ func (g *Graph) Render(format string) (string, error) {
 	return "", fmt.Errorf("streamgen: unknown describe format %q (want text, mermaid or dot)", format)
 }
 
-// parents maps each node name to the sorted names of the nodes that
-// forward to it.
+// parents maps each node name to the names of the nodes that forward to
+// it, in the order Order gives nodes (nodes are visited in that order).
 func (g *Graph) parents() map[string][]string {
 	p := map[string][]string{}
 	for _, sub := range g.Subs {
@@ -66,24 +132,29 @@ func (g *Graph) parents() map[string][]string {
 			}
 		}
 	}
-	for k := range p {
-		slices.Sort(p[k])
-	}
 	return p
 }
 
-// Text renders the description as Kafka Streams' Topology#describe does.
+// Text renders the description as Kafka Streams' Topology#describe does,
+// to the byte: the odd indentation of the first sub-topology line and the
+// blank line after every sub-topology but a global store's are Kafka's.
 func (g *Graph) Text() string {
 	var b strings.Builder
 	parents := g.parents()
-	b.WriteString("Topologies:\n")
+	b.WriteString("Topologies:\n ")
 	for i, sub := range g.Subs {
-		fmt.Fprintf(&b, "   Sub-topology: %d\n", i)
+		if g.IsGlobal(i) {
+			fmt.Fprintf(&b, "  Sub-topology: %d for global store (will not generate tasks)\n", i)
+		} else {
+			fmt.Fprintf(&b, "  Sub-topology: %d\n", i)
+		}
 		for _, n := range sub {
-			switch n.Kind {
-			case Source:
+			switch {
+			case n.Kind == Source:
 				fmt.Fprintf(&b, "    Source: %s (topics: [%s])\n", n.Name, strings.Join(n.Topics, ", "))
-			case Sink:
+			case n.Kind == Sink && n.Extractor != "":
+				fmt.Fprintf(&b, "    Sink: %s (extractor class: %s)\n", n.Name, n.Extractor)
+			case n.Kind == Sink:
 				fmt.Fprintf(&b, "    Sink: %s (topic: %s)\n", n.Name, strings.Join(n.Topics, ", "))
 			default:
 				fmt.Fprintf(&b, "    Processor: %s (stores: [%s])\n", n.Name, strings.Join(n.Stores, ", "))
@@ -98,6 +169,9 @@ func (g *Graph) Text() string {
 			} else if n.Kind != Source {
 				b.WriteString("      <-- none\n")
 			}
+		}
+		if !g.IsGlobal(i) {
+			b.WriteString("\n")
 		}
 	}
 	return b.String()
@@ -114,6 +188,9 @@ func ParseText(s string) (*Graph, error) {
 	var cur *Node
 	for i, line := range lines[1:] {
 		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
 		bad := func() (*Graph, error) {
 			return nil, fmt.Errorf("streamgen: topology description line %d: cannot read %q", i+2, line)
 		}
@@ -149,6 +226,10 @@ func ParseText(s string) (*Graph, error) {
 		switch {
 		case strings.HasPrefix(t, "Sub-topology: "):
 			g.Subs = append(g.Subs, nil)
+			if strings.HasSuffix(t, " for global store (will not generate tasks)") {
+				g.Global = append(g.Global, make([]bool, len(g.Subs)-len(g.Global))...)
+				g.Global[len(g.Subs)-1] = true
+			}
 			cur = nil
 			continue
 		case strings.HasPrefix(t, "--> "):
@@ -170,6 +251,11 @@ func ParseText(s string) (*Graph, error) {
 		switch {
 		case strings.HasPrefix(t, "Source: "):
 			n, ok = head(Source, "(topics: [", "])")
+		case strings.HasPrefix(t, "Sink: ") && strings.Contains(t, " (extractor class: "):
+			n, ok = head(Sink, "(extractor class: ", ")")
+			if ok {
+				n.Extractor, n.Topics = strings.Join(n.Topics, ", "), nil
+			}
 		case strings.HasPrefix(t, "Sink: "):
 			n, ok = head(Sink, "(topic: ", ")")
 		case strings.HasPrefix(t, "Processor: "):
@@ -259,7 +345,11 @@ func (g *Graph) writeEdges(b *strings.Builder, x *ids, syn edgeSyntax) {
 	topics, stores := map[string]bool{}, map[string]bool{}
 	for _, sub := range g.Subs {
 		for _, n := range sub {
-			for _, t := range n.Topics {
+			shown := n.Topics
+			if n.Extractor != "" {
+				shown = []string{n.Extractor} // the pictures draw the chooser as the topic
+			}
+			for _, t := range shown {
 				if !topics[t] {
 					topics[t] = true
 					b.WriteString(syn.topic(x.id("t_", t), t))

@@ -30,8 +30,6 @@ type App struct {
 	// Stores are the queryable stores (interactive queries: `run
 	// --query-addr`), generated for every table and aggregation.
 	Stores []sgquery.Store
-	// Describe is the topology description (`streamgen describe`).
-	Describe string
 	// Guarantee is "at_least_once" or "exactly_once_v2".
 	Guarantee string
 	// CommitInterval is the spec's commit interval, 0 for the default.

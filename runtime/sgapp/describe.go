@@ -9,9 +9,10 @@ import (
 	"github.com/streamgen/streamgen/internal/topodesc"
 )
 
-// describeCommand prints the topology. The generated code embeds only the
-// text form; the pictures are rendered from it by the same renderer
-// `streamgen describe` uses, so both print the same bytes in every format.
+// describeCommand prints the topology the binary runs: the description is
+// rendered from the graph the runtime builds (sgstream.Topology.Describe),
+// so it cannot drift from what runs; `streamgen describe` renders the same
+// bytes from the spec (golden tests compare the two).
 func describeCommand(app *App, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,15 +36,12 @@ func describeCommand(app *App, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// Describe renders the app's topology description in format: "text" (as
-// generated), "mermaid" or "dot".
+// Describe renders the app's topology in format: "text" (Kafka Streams'
+// Topology#describe), "mermaid" or "dot".
 func Describe(app *App, format string) (string, error) {
-	if format == "text" || format == "" {
-		return app.Describe, nil
-	}
-	g, err := topodesc.ParseText(app.Describe)
+	tp, err := app.Topology()
 	if err != nil {
 		return "", err
 	}
-	return g.Render(format)
+	return tp.Describe().Render(format)
 }

@@ -4,21 +4,42 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/serdes"
 )
 
+// testBuild is in -> upper -> by-key (repartition) -> out: two
+// sub-topologies, the second read from the repartition topic.
+func testBuild(b *sgstream.Builder) {
+	in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+	up := sgstream.MapValues(in, "upper", func(_ string, v string) string { return strings.ToUpper(v) })
+	rp := sgstream.Repartition(up, "by-key", 0, serdes.String, serdes.String)
+	sgstream.To(rp, "p", "out", sgstream.SinkConfig[string, string]{Key: serdes.String, Value: serdes.String})
+}
+
+// testDescription is Kafka Streams' Topology#describe of testBuild, to the
+// byte: internal topics without the application id, nodes by sub-tree size.
 const testDescription = `Topologies:
    Sub-topology: 0
     Source: in (topics: [in])
-      --> p.count1
-    Processor: p.count1 (stores: [counts])
-      --> p
+      --> upper
+    Processor: upper (stores: [])
+      --> by-key-sink
       <-- in
+    Sink: by-key-sink (topic: by-key-repartition)
+      <-- upper
+
+  Sub-topology: 1
+    Source: by-key-source (topics: [by-key-repartition])
+      --> p
     Sink: p (topic: out)
-      <-- p.count1
+      <-- by-key-source
+
 `
 
 func TestDescribeFormats(t *testing.T) {
-	app := &App{ID: "describe-test", Describe: testDescription}
+	app := &App{ID: "describe-test", Build: testBuild}
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
 		code := MainIO(app, args, strings.NewReader(""), &out, &errOut)
@@ -27,7 +48,7 @@ func TestDescribeFormats(t *testing.T) {
 	if code, out, _ := run("describe"); code != 0 || out != testDescription {
 		t.Errorf("describe: exit %d\n%s", code, out)
 	}
-	if code, out, _ := run("describe", "--format", "mermaid"); code != 0 || !strings.Contains(out, "n_p_count1 -.- s_counts") {
+	if code, out, _ := run("describe", "--format", "mermaid"); code != 0 || !strings.Contains(out, "n_upper --> n_by_key_sink") {
 		t.Errorf("describe --format mermaid: exit %d\n%s", code, out)
 	}
 	if code, out, _ := run("describe", "-format", "dot"); code != 0 || !strings.Contains(out, "t_in -> n_in;") || !strings.Contains(out, "n_p -> t_out;") {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -219,7 +220,7 @@ func (e *Engine) planInternalTopics() ([]internalTopic, error) {
 	return out, nil
 }
 
-func changelogTopic(appID, store string) string { return appID + "-" + store + "-changelog" }
+func changelogTopic(appID, store string) string { return toponame.Changelog(appID, store) }
 
 // ensureInternalTopics creates the missing internal topics and checks the
 // existing ones: a partition count or cleanup policy that differs from

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
@@ -17,10 +18,15 @@ type NodeInfo struct {
 	Name    string
 	Op      string
 	Parents []int
-	Reads   []string // topics a source node reads
-	Writes  []string // topics a sink node writes
-	Stores  []string // stores the node uses
-	Sub     int      // sub-topology index, set when the topology is finalised
+	// Peers are nodes this one must run in the same task with although no
+	// record flows between them: a foreign-key join's processors that look
+	// the other side's table up. They join sub-topologies as parents do but
+	// are no edge of the description.
+	Peers  []int
+	Reads  []string // topics a source node reads
+	Writes []string // topics a sink node writes
+	Stores []string // stores the node uses
+	Sub    int      // sub-topology index, set when the topology is finalised
 }
 
 // StoreKind is the shape of a store.
@@ -183,11 +189,11 @@ func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec {
 
 // RepartitionTopic is the full name of the repartition topic called name.
 func (b *Builder) RepartitionTopic(name string) string {
-	return b.appID + "-" + name + "-repartition"
+	return toponame.Full(b.appID, toponame.Repartition(name))
 }
 
 // InternalTopic is the full name of an internal topic called name.
-func (b *Builder) InternalTopic(name string) string { return b.appID + "-" + name }
+func (b *Builder) InternalTopic(name string) string { return toponame.Full(b.appID, name) }
 
 // OnInit registers fn to run when a task that owns node n initialises,
 // after its stores are available. Stateful nodes fetch their stores here.
@@ -290,6 +296,9 @@ func computeSubTopologies(b *Builder) []*SubTopology {
 	storeOwner := map[string]int{}
 	for _, n := range b.nodes {
 		for _, p := range n.Parents {
+			union(n.ID, p)
+		}
+		for _, p := range n.Peers {
 			union(n.ID, p)
 		}
 		for _, s := range n.Stores {

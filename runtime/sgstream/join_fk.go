@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // Foreign-key joins follow KTableImpl.doJoinOnForeignKey and
@@ -143,7 +145,131 @@ func combinedKey(dst, fk, pk []byte) []byte {
 	return append(dst, pk...)
 }
 
+// foreignKeyJoin is what every processor of one foreign-key join shares: its name,
+// topics, store, serdes and functions. Kafka Streams splits the join into
+// one processor per step, and so does this file: fkSubscriptionSend (left
+// table → registration topic), fkSubscriptionReceive and
+// fkSubscriptionJoinForeign (registration topic → subscription store →
+// response topic), fkForeignJoin (right table → response topic) and
+// fkResponseResolver (response topic → result table).
+type foreignKeyJoin[K, V1, KO, V2, VR any] struct {
+	name                string
+	regTopic, respTopic string
+	subStore            string
+	leftJoin            bool
+	task                *Task
+	sd                  ForeignKeySerdes[K, V1, KO, VR]
+	rValue              serdesOf[V2]
+	fk                  func(V1) KO
+	joiner              func(K, V1, V2) VR
+}
+
+// serdesOf is the part of a serde the join needs for the right value.
+type serdesOf[T any] interface {
+	Append(dst []byte, v T) ([]byte, error)
+	Decode(b []byte) (T, error)
+}
+
+// serFK serializes a foreign key into a fresh slice (nil and true for a
+// null foreign key), using buf as scratch space.
+func (j *foreignKeyJoin[K, V1, KO, V2, VR]) serFK(buf *[]byte, ko KO) ([]byte, bool, error) {
+	if isNull(ko) {
+		return nil, true, nil
+	}
+	var err error
+	if *buf, err = j.sd.ForeignKey.Append((*buf)[:0], ko); err != nil {
+		return nil, false, fmt.Errorf("%w: join %q: serialize foreign key: %w", ErrProcessing, j.name, err)
+	}
+	return append([]byte(nil), *buf...), false, nil
+}
+
 func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner func(K, V1, V2) VR, store string, sd ForeignKeySerdes[K, V1, KO, VR]) Table[K, VR] {
+	b := l.b
+	j := newFKJoin(l, r, name, kind, fk, joiner, sd)
+	sd = j.sd // with the defaults filled in
+	lf, rf := l.Getter(), r.Getter()
+	if lf == nil {
+		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
+	}
+	if rf == nil {
+		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
+	}
+	// Kafka enables old values on both tables: the left side needs the old
+	// foreign key to unsubscribe, and both sides' upstream filters then
+	// skip updates that stay filtered out.
+	SendOldValues(l)
+	SendOldValues(r)
+	b.AddTopic(TopicSpec{Name: j.regTopic, Role: TopicInternal})
+	b.AddTopic(TopicSpec{Name: j.respTopic, Role: TopicInternal})
+
+	// Left side: subscription send, then the registration sink.
+	sendInfo := b.AddNode(name+toponame.FKRegistrationProcessor, "fk_subscription_send", l.info)
+	regSink := b.AddNode(name+toponame.FKRegistrationSink, OpSink, sendInfo)
+	regSink.Writes = append(regSink.Writes, j.regTopic)
+	l.To(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
+
+	// Right side: receive a subscription, join it with the right table;
+	// and the foreign join of right-table updates with their subscribers.
+	regSource := b.AddNode(name+toponame.FKRegistrationSource, "source")
+	recvInfo := b.AddNode(name+toponame.FKReceive, "fk_subscription_receive", regSource)
+	b.AddStore(recvInfo, StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
+	joinInfo := b.AddNode(name+toponame.FKJoinForeign, "fk_subscription_join", recvInfo)
+	joinInfo.Peers = append(joinInfo.Peers, r.info.ID)
+	if st := r.StoreName(); st != "" {
+		b.UseStore(joinInfo, st)
+	}
+	foreignInfo := b.AddNode(name+toponame.FKForeignJoin, "fk_foreign_join", r.info)
+	b.UseStore(foreignInfo, j.subStore)
+	respSink := b.AddNode(name+toponame.FKResponseSink, OpSink, joinInfo, foreignInfo)
+	respSink.Writes = append(respSink.Writes, j.respTopic)
+
+	recv := &fkSubscriptionReceive[K, V1, KO, V2, VR]{j: j, join: fkSubscriptionJoinForeign[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}}
+	foreign := &fkForeignJoin[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}
+	b.OnInit(recvInfo, func(tk *Task) error {
+		subs, err := fkStore(tk, j.subStore)
+		if err != nil {
+			return err
+		}
+		recv.subs, foreign.subs = subs, subs
+		recv.join.rg, err = rf(tk)
+		return err
+	})
+	b.AddSource(regSource, j.regTopic, recv.Process)
+	r.To(foreign)
+
+	// Left side again: resolve responses into the result table.
+	respSource := b.AddNode(name+toponame.FKResponseSource, "source")
+	resolverInfo := b.AddNode(name+toponame.FKResponseResolver, "fk_response_join", respSource)
+	resolverInfo.Peers = append(resolverInfo.Peers, l.info.ID)
+	if st := l.StoreName(); st != "" {
+		b.UseStore(resolverInfo, st)
+	}
+	resultInfo := b.AddNode(name+"-result", "fk_join_result", resolverInfo)
+	res := &fkResponseResolver[K, V1, KO, V2, VR]{j: j}
+	var getter func(*Task) (ValueGetter[K, VR], error)
+	if store != "" {
+		if sd.Result == nil {
+			b.Errorf("join %q: a materialized join needs the result value serde", name)
+		}
+		b.AddStore(resultInfo, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		getter = storeGetter(store, sd.Key, sd.Result)
+	}
+	out, next := NewTable(b, resultInfo, getter, store, sd.Key, sd.Result)
+	res.result = fkResult[K, VR]{next: next, self: out.old}
+	b.OnInit(resolverInfo, func(tk *Task) (err error) {
+		res.lg, err = lf(tk)
+		return err
+	})
+	if store != "" {
+		b.OnInit(resultInfo, func(tk *Task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
+	}
+	b.AddSource(respSource, j.respTopic, res.Process)
+	return out
+}
+
+// newFKJoin checks and completes the serdes and names the join's topics
+// and store.
+func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner func(K, V1, V2) VR, sd ForeignKeySerdes[K, V1, KO, VR]) *foreignKeyJoin[K, V1, KO, V2, VR] {
 	b := l.b
 	if sd.Key == nil {
 		sd.Key = l.Key
@@ -160,385 +286,409 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	if kind != InnerJoin && kind != LeftJoin {
 		b.Errorf("join %q: a foreign-key join is inner or left, not %v", name, kind)
 	}
-	lf, rf := l.Getter(), r.Getter()
-	if lf == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
+	return &foreignKeyJoin[K, V1, KO, V2, VR]{
+		name:      name,
+		regTopic:  b.InternalTopic(toponame.FKRegistrationTopic(name)),
+		respTopic: b.InternalTopic(toponame.FKResponseTopic(name)),
+		subStore:  name + "-subscriptions",
+		leftJoin:  kind == LeftJoin,
+		task:      b.task,
+		sd:        sd,
+		rValue:    r.Value,
+		fk:        fk,
+		joiner:    joiner,
 	}
-	if rf == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
-	}
-	// Kafka enables old values on both tables: the left side needs the old
-	// foreign key to unsubscribe, and both sides' upstream filters then
-	// skip updates that stay filtered out.
-	SendOldValues(l)
-	SendOldValues(r)
+}
 
-	regTopic := b.InternalTopic(name + "-subscription-registration-topic")
-	respTopic := b.InternalTopic(name + "-subscription-response-topic")
-	subStore := name + "-subscriptions"
-	b.AddTopic(TopicSpec{Name: regTopic, Role: TopicInternal})
-	b.AddTopic(TopicSpec{Name: respTopic, Role: TopicInternal})
-	leftJoin := kind == LeftJoin
-	task := b.task
-
-	// --- left side: subscription send -----------------------------------
-	sendInfo := b.AddNode(name+"-subscription-registration-send", "fk_subscription_send", l.info)
-	sendInfo.Writes = append(sendInfo.Writes, regTopic)
-	var vbuf, kbuf, fbuf, obuf []byte
-	serFK := func(ko KO) ([]byte, bool, error) {
-		if isNull(ko) {
-			return nil, true, nil
-		}
-		var err error
-		if fbuf, err = sd.ForeignKey.Append(fbuf[:0], ko); err != nil {
-			return nil, false, fmt.Errorf("%w: join %q: serialize foreign key: %w", ErrProcessing, name, err)
-		}
-		return append([]byte(nil), fbuf...), false, nil
+// fkStore opens the subscription store.
+func fkStore(tk *Task, name string) (sgstate.KeyValueStore, error) {
+	s, err := tk.Store(name)
+	if err != nil {
+		return nil, err
 	}
-	l.To(NodeFunc[K, Change[V1]](func(rec Record[K, Change[V1]]) error {
-		if rec.KeyNull {
-			task.Drop()
-			return nil
+	kv, ok := s.(sgstate.KeyValueStore)
+	if !ok {
+		return nil, fmt.Errorf("streamgen: store %q is a %T, not a key-value store", name, s)
+	}
+	return kv, nil
+}
+
+// fkSubscriptionSend is SubscriptionSendProcessorSupplier: each left-table
+// update (un)subscribes its primary key with the foreign key's partition of
+// the right side.
+type fkSubscriptionSend[K, V1, KO, V2, VR any] struct {
+	j                      *foreignKeyJoin[K, V1, KO, V2, VR]
+	vbuf, kbuf, fbuf, obuf []byte
+	// pk and hash are those of the record being processed.
+	pk   []byte
+	hash *fkHash
+	rec  Record[K, Change[V1]]
+}
+
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) Process(rec Record[K, Change[V1]]) error {
+	j := p.j
+	if rec.KeyNull {
+		j.task.Drop()
+		return nil
+	}
+	var err error
+	if p.kbuf, err = j.sd.Key.Append(p.kbuf[:0], rec.Key); err != nil {
+		return fmt.Errorf("%w: join %q: serialize key: %w", ErrProcessing, j.name, err)
+	}
+	p.pk, p.hash, p.rec = append([]byte(nil), p.kbuf...), nil, rec
+	nv, newNull := newOf(rec.Value)
+	ov, oldNull := rec.Value.Old, rec.Value.OldNull || isNull(rec.Value.Old)
+	if !newNull {
+		if p.vbuf, err = j.sd.Value.Append(p.vbuf[:0], nv); err != nil {
+			return fmt.Errorf("%w: join %q: serialize value: %w", ErrProcessing, j.name, err)
 		}
-		var err error
-		if kbuf, err = sd.Key.Append(kbuf[:0], rec.Key); err != nil {
-			return fmt.Errorf("%w: join %q: serialize key: %w", ErrProcessing, name, err)
+		h := fkValueHash(p.vbuf)
+		p.hash = &h
+	}
+	var oldFK, newFK []byte
+	oldFKNull, newFKNull := true, true
+	if !oldNull {
+		if oldFK, oldFKNull, err = j.serFK(&p.fbuf, j.fk(ov)); err != nil {
+			return err
 		}
-		pk := append([]byte(nil), kbuf...)
-		nv, newNull := newOf(rec.Value)
-		ov, oldNull := rec.Value.Old, rec.Value.OldNull || isNull(rec.Value.Old)
-		var hash *fkHash
-		if !newNull {
-			if vbuf, err = sd.Value.Append(vbuf[:0], nv); err != nil {
-				return fmt.Errorf("%w: join %q: serialize value: %w", ErrProcessing, name, err)
-			}
-			h := fkValueHash(vbuf)
-			hash = &h
+	}
+	if !newNull {
+		if newFK, newFKNull, err = j.serFK(&p.fbuf, j.fk(nv)); err != nil {
+			return err
 		}
-		send := func(fkb []byte, fkNull bool, instr byte) error {
-			obuf = appendSubscription(obuf[:0], subscription{hash: hash, instruction: instr, pk: pk, partition: task.ID.Partition})
-			var key []byte
-			if !fkNull {
-				key = fkb
-			}
-			return task.Send(regTopic, -1, key, obuf, rec.Timestamp, rec.Headers, key)
+	}
+	if j.leftJoin {
+		return p.left(oldNull, newNull, oldFK, oldFKNull, newFK, newFKNull)
+	}
+	return p.inner(oldNull, newNull, oldFK, oldFKNull, newFK, newFKNull)
+}
+
+// The instructions are those of Kafka Streams 4.1's
+// SubscriptionSendProcessorSupplier. A left join unsubscribes a changed
+// foreign key without a response (the new subscription answers for the new
+// value) and always (re)subscribes, a null foreign key included.
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) left(oldNull, newNull bool, oldFK []byte, oldFKNull bool, newFK []byte, newFKNull bool) error {
+	if oldNull && newNull {
+		return nil
+	}
+	if !oldNull && !oldFKNull && (newFKNull || !bytes.Equal(newFK, oldFK)) {
+		if err := p.send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
+			return err
 		}
-		skipNullFK := func() error {
-			task.Logger().Warn("skipping record due to null foreign key", "join", name)
-			task.Drop()
-			return nil
-		}
-		// The instructions are those of Kafka Streams 4.1's
-		// SubscriptionSendProcessorSupplier. A left join unsubscribes a
-		// changed foreign key without a response (the new subscription
-		// answers for the new value) and always (re)subscribes, a null
-		// foreign key included. An inner join answers with null only
-		// where a previous result may have to be retracted: on a delete
-		// (or a foreign key turning null) and when the foreign key
-		// changes; an update that keeps its foreign key, or a first
-		// subscription, answers only when the right row exists.
-		var oldFK, newFK []byte
-		oldFKNull, newFKNull := true, true
-		if !oldNull {
-			if oldFK, oldFKNull, err = serFK(fk(ov)); err != nil {
-				return err
-			}
-		}
-		if !newNull {
-			if newFK, newFKNull, err = serFK(fk(nv)); err != nil {
-				return err
-			}
-		}
-		if leftJoin {
-			if oldNull && newNull {
-				return nil
-			}
-			if !oldNull && !oldFKNull && (newFKNull || !bytes.Equal(newFK, oldFK)) {
-				if err := send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
-					return err
-				}
-			}
-			return send(newFK, newFKNull, fkPropagateNullIfNoFKValue)
-		}
+	}
+	return p.send(newFK, newFKNull, fkPropagateNullIfNoFKValue)
+}
+
+// An inner join answers with null only where a previous result may have to
+// be retracted: on a delete (or a foreign key turning null) and when the
+// foreign key changes; an update that keeps its foreign key, or a first
+// subscription, answers only when the right row exists.
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) inner(oldNull, newNull bool, oldFK []byte, oldFKNull bool, newFK []byte, newFKNull bool) error {
+	switch {
+	case !oldNull:
 		switch {
-		case !oldNull:
-			switch {
-			case oldFKNull && newFKNull:
-				return skipNullFK()
-			case oldFKNull:
-				return send(newFK, false, fkPropagateOnlyIfFKValueSet)
-			case newFKNull:
-				return send(oldFK, false, fkDeleteKeyAndPropagate)
-			case !bytes.Equal(newFK, oldFK):
-				if err := send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
-					return err
-				}
-				return send(newFK, false, fkPropagateNullIfNoFKValue)
+		case oldFKNull && newFKNull:
+			return p.skipNullFK()
+		case oldFKNull:
+			return p.send(newFK, false, fkPropagateOnlyIfFKValueSet)
+		case newFKNull:
+			return p.send(oldFK, false, fkDeleteKeyAndPropagate)
+		case !bytes.Equal(newFK, oldFK):
+			if err := p.send(oldFK, false, fkDeleteKeyNoPropagate); err != nil {
+				return err
 			}
-			return send(newFK, false, fkPropagateOnlyIfFKValueSet)
-		case !newNull:
-			if newFKNull {
-				return skipNullFK()
-			}
-			return send(newFK, false, fkPropagateOnlyIfFKValueSet)
+			return p.send(newFK, false, fkPropagateNullIfNoFKValue)
 		}
-		return nil
-	}))
-
-	// --- right side: subscription receive + join, foreign join ----------
-	regSource := b.AddNode(name+"-subscription-registration-source", "source")
-	recvInfo := b.AddNode(name+"-subscription-receive", "fk_subscription_receive", regSource, r.info)
-	recvInfo.Writes = append(recvInfo.Writes, respTopic)
-	b.AddStore(recvInfo, StoreSpec{Name: subStore, Kind: KeyValueStore, Logged: true})
-	if st := r.StoreName(); st != "" {
-		b.UseStore(recvInfo, st)
+		return p.send(newFK, false, fkPropagateOnlyIfFKValueSet)
+	case !newNull:
+		if newFKNull {
+			return p.skipNullFK()
+		}
+		return p.send(newFK, false, fkPropagateOnlyIfFKValueSet)
 	}
-	foreignInfo := b.AddNode(name+"-foreign-join-subscription", "fk_foreign_join", r.info)
-	foreignInfo.Writes = append(foreignInfo.Writes, respTopic)
-	b.UseStore(foreignInfo, subStore)
+	return nil
+}
 
-	var subs sgstate.KeyValueStore
-	var rg ValueGetter[KO, V2]
-	b.OnInit(recvInfo, func(tk *Task) error {
-		s, err := tk.Store(subStore)
-		if err != nil {
-			return err
+// send writes one subscription of the current record, keyed by the
+// foreign key (null for a null foreign key).
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) send(fkb []byte, fkNull bool, instr byte) error {
+	t := p.j.task
+	p.obuf = appendSubscription(p.obuf[:0], subscription{hash: p.hash, instruction: instr, pk: p.pk, partition: t.ID.Partition})
+	var key []byte
+	if !fkNull {
+		key = fkb
+	}
+	return t.Send(p.j.regTopic, -1, key, p.obuf, p.rec.Timestamp, p.rec.Headers, key)
+}
+
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) skipNullFK() error {
+	p.j.task.Logger().Warn("skipping record due to null foreign key", "join", p.j.name)
+	p.j.task.Drop()
+	return nil
+}
+
+// fkResponder writes responses to the response topic, to the partition of
+// the left record that subscribed.
+type fkResponder[K, V1, KO, V2, VR any] struct {
+	j           *foreignKeyJoin[K, V1, KO, V2, VR]
+	rvbuf, rbuf []byte
+}
+
+func (o *fkResponder[K, V1, KO, V2, VR]) respond(pk []byte, partition int32, hash *fkHash, v V2, vNull bool, ts int64, headers []Header) error {
+	var vb []byte
+	if !vNull {
+		var err error
+		if o.rvbuf, err = o.j.rValue.Append(o.rvbuf[:0], v); err != nil {
+			return fmt.Errorf("%w: join %q: serialize foreign value: %w", ErrProcessing, o.j.name, err)
 		}
-		kv, ok := s.(sgstate.KeyValueStore)
-		if !ok {
-			return fmt.Errorf("streamgen: store %q is a %T, not a key-value store", subStore, s)
-		}
-		subs = kv
-		rg, err = rf(tk)
+		vb = o.rvbuf
+	}
+	o.rbuf = appendResponse(o.rbuf[:0], hash, vb)
+	return o.j.task.Send(o.j.respTopic, partition, pk, o.rbuf, ts, headers, pk)
+}
+
+// fkSubscriptionReceive is SubscriptionReceiveProcessorSupplier: it reads
+// the registration topic and keeps the subscription store (keyed by
+// foreign key + primary key), then hands the subscription to the join.
+type fkSubscriptionReceive[K, V1, KO, V2, VR any] struct {
+	j            *foreignKeyJoin[K, V1, KO, V2, VR]
+	subs         sgstate.KeyValueStore
+	ckbuf, svbuf []byte
+	join         fkSubscriptionJoinForeign[K, V1, KO, V2, VR]
+}
+
+func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
+	if err != nil || !ok {
 		return err
-	})
-	var rvbuf, rbuf, ckbuf, svbuf []byte
-	respond := func(pk []byte, partition int32, hash *fkHash, v V2, vNull bool, ts int64, headers []Header) error {
-		var vb []byte
-		if !vNull {
-			var err error
-			if rvbuf, err = r.Value.Append(rvbuf[:0], v); err != nil {
-				return fmt.Errorf("%w: join %q: serialize foreign value: %w", ErrProcessing, name, err)
-			}
-			vb = rvbuf
-		}
-		rbuf = appendResponse(rbuf[:0], hash, vb)
-		return task.Send(respTopic, partition, pk, rbuf, ts, headers, pk)
 	}
-	b.AddSource(regSource, regTopic, func(tk *Task, raw *RawRecord) error {
-		ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
-		if err != nil || !ok {
-			return err
-		}
-		if raw.Value == nil {
-			tk.Drop()
-			return nil
-		}
-		sub, err := parseSubscription(raw.Value)
-		if err != nil {
-			return fmt.Errorf("%w: join %q: %w", ErrDeserialization, name, err)
-		}
-		fkNull := raw.Key == nil
-		if fkNull && sub.instruction != fkPropagateNullIfNoFKValue {
-			tk.Logger().Warn("skipping subscription due to null foreign key", "join", name)
-			tk.Drop()
-			return nil
-		}
-		if !fkNull {
-			ckbuf = combinedKey(ckbuf[:0], raw.Key, sub.pk)
-			switch sub.instruction {
-			case fkDeleteKeyAndPropagate, fkDeleteKeyNoPropagate:
-				err = subs.Delete(ckbuf)
-			default:
-				// A timestamped store value, as Kafka's subscription store.
-				svbuf = binary.BigEndian.AppendUint64(svbuf[:0], uint64(ts))
-				svbuf = append(svbuf, raw.Value...)
-				err = subs.Put(ckbuf, svbuf)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		// SubscriptionJoinProcessorSupplier.
-		var fv V2
-		found := false
-		var fts int64
-		if !fkNull {
-			ko, err := sd.ForeignKey.Decode(raw.Key)
-			if err != nil {
-				return fmt.Errorf("%w: join %q: foreign key: %w", ErrDeserialization, name, err)
-			}
-			if fv, fts, found, err = lookup(rg, ko); err != nil {
-				return err
-			}
-		}
-		rts := ts
-		if found {
-			rts = max(ts, fts)
-		}
-		pk := append([]byte(nil), sub.pk...)
+	if raw.Value == nil {
+		tk.Drop()
+		return nil
+	}
+	sub, err := parseSubscription(raw.Value)
+	if err != nil {
+		return fmt.Errorf("%w: join %q: %w", ErrDeserialization, p.j.name, err)
+	}
+	fkNull := raw.Key == nil
+	if fkNull && sub.instruction != fkPropagateNullIfNoFKValue {
+		tk.Logger().Warn("skipping subscription due to null foreign key", "join", p.j.name)
+		tk.Drop()
+		return nil
+	}
+	if !fkNull {
+		p.ckbuf = combinedKey(p.ckbuf[:0], raw.Key, sub.pk)
 		switch sub.instruction {
-		case fkDeleteKeyAndPropagate:
-			var none V2
-			return respond(pk, sub.partition, sub.hash, none, true, rts, raw.Headers)
-		case fkPropagateNullIfNoFKValue:
-			return respond(pk, sub.partition, sub.hash, fv, !found, rts, raw.Headers)
-		case fkPropagateOnlyIfFKValueSet:
-			if found {
-				return respond(pk, sub.partition, sub.hash, fv, false, rts, raw.Headers)
-			}
+		case fkDeleteKeyAndPropagate, fkDeleteKeyNoPropagate:
+			err = p.subs.Delete(p.ckbuf)
+		default:
+			// A timestamped store value, as Kafka's subscription store.
+			p.svbuf = binary.BigEndian.AppendUint64(p.svbuf[:0], uint64(ts))
+			p.svbuf = append(p.svbuf, raw.Value...)
+			err = p.subs.Put(p.ckbuf, p.svbuf)
 		}
-		return nil
-	})
+		if err != nil {
+			return err
+		}
+	}
+	return p.join.process(raw, sub, fkNull, ts)
+}
 
-	type subscriber struct {
-		pk        []byte
-		hash      *fkHash
-		partition int32
-	}
-	var pbuf []byte
-	r.To(NodeFunc[KO, Change[V2]](func(rec Record[KO, Change[V2]]) error {
-		if rec.KeyNull {
-			task.Drop()
-			return nil
-		}
-		fkb, _, err := serFK(rec.Key)
-		if err != nil {
-			return err
-		}
-		pbuf = binary.BigEndian.AppendUint32(pbuf[:0], uint32(len(fkb)))
-		pbuf = append(pbuf, fkb...)
-		var found []subscriber
-		err = subs.PrefixScan(pbuf, func(k, v []byte) error {
-			if len(v) < 8 {
-				return fmt.Errorf("%w: join %q: store %q: value of %d bytes", ErrProcessing, name, subStore, len(v))
-			}
-			sub, err := parseSubscription(v[8:])
-			if err != nil {
-				return fmt.Errorf("%w: join %q: store %q: %w", ErrProcessing, name, subStore, err)
-			}
-			found = append(found, subscriber{pk: append([]byte(nil), k[len(pbuf):]...), hash: sub.hash, partition: sub.partition})
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		nv, newNull := newOf(rec.Value)
-		for _, s := range found {
-			if err := respond(s.pk, s.partition, s.hash, nv, newNull, rec.Timestamp, rec.Headers); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
+// fkSubscriptionJoinForeign is SubscriptionJoinProcessorSupplier: it looks
+// the subscribed foreign key up in the right table and answers as the
+// subscription's instruction says.
+type fkSubscriptionJoinForeign[K, V1, KO, V2, VR any] struct {
+	j   *foreignKeyJoin[K, V1, KO, V2, VR]
+	rg  ValueGetter[KO, V2]
+	out fkResponder[K, V1, KO, V2, VR]
+}
 
-	// --- left side again: response join and result ----------------------
-	respSource := b.AddNode(name+"-subscription-response-source", "source")
-	resolver := b.AddNode(name+"-subscription-response-resolver", "fk_response_join", respSource, l.info)
-	if st := l.StoreName(); st != "" {
-		b.UseStore(resolver, st)
-	}
-	resultInfo := b.AddNode(name, "fk_join_result", resolver)
-	var getter func(*Task) (ValueGetter[K, VR], error)
-	if store != "" {
-		if sd.Result == nil {
-			b.Errorf("join %q: a materialized join needs the result value serde", name)
+func (p *fkSubscriptionJoinForeign[K, V1, KO, V2, VR]) process(raw *RawRecord, sub subscription, fkNull bool, ts int64) error {
+	var fv V2
+	found := false
+	var fts int64
+	if !fkNull {
+		ko, err := p.j.sd.ForeignKey.Decode(raw.Key)
+		if err != nil {
+			return fmt.Errorf("%w: join %q: foreign key: %w", ErrDeserialization, p.j.name, err)
 		}
-		b.AddStore(resultInfo, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
-		getter = storeGetter(store, sd.Key, sd.Result)
-	}
-	out, next := NewTable(b, resultInfo, getter, store, sd.Key, sd.Result)
-	self := out.old
-	var lg ValueGetter[K, V1]
-	var kv *KVStore[K, VR]
-	b.OnInit(resolver, func(tk *Task) (err error) {
-		lg, err = lf(tk)
-		return err
-	})
-	if store != "" {
-		b.OnInit(resultInfo, func(tk *Task) (err error) {
-			if kv, err = OpenKVStore(tk, store, sd.Key, sd.Result); err != nil {
-				return err
-			}
-			kv.SetFlushListener(func(k K, ch Change[VR], ts int64) error {
-				if !self.sendOld {
-					var zero VR
-					ch.Old, ch.OldNull = zero, true
-				}
-				return next.Process(Record[K, Change[VR]]{Key: k, Value: ch, Timestamp: ts})
-			})
-			return nil
-		})
-	}
-	var hbuf []byte
-	b.AddSource(respSource, respTopic, func(tk *Task, raw *RawRecord) error {
-		ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
-		if err != nil || !ok {
+		if fv, fts, found, err = lookup(p.rg, ko); err != nil {
 			return err
 		}
-		if raw.Key == nil || raw.Value == nil {
-			tk.Drop()
-			return nil
-		}
-		key, err := sd.Key.Decode(raw.Key)
-		if err != nil {
-			return fmt.Errorf("%w: join %q: key: %w", ErrDeserialization, name, err)
-		}
-		msgHash, fvb, err := parseResponse(raw.Value)
-		if err != nil {
-			return fmt.Errorf("%w: join %q: %w", ErrDeserialization, name, err)
-		}
-		// ResponseJoinProcessorSupplier: only a response computed for the
-		// left value that is current now may produce a result.
-		cur, _, found, err := lookup(lg, key)
-		if err != nil {
-			return err
-		}
-		var curHash *fkHash
+	}
+	rts := ts
+	if found {
+		rts = max(ts, fts)
+	}
+	pk := append([]byte(nil), sub.pk...)
+	switch sub.instruction {
+	case fkDeleteKeyAndPropagate:
+		var none V2
+		return p.out.respond(pk, sub.partition, sub.hash, none, true, rts, raw.Headers)
+	case fkPropagateNullIfNoFKValue:
+		return p.out.respond(pk, sub.partition, sub.hash, fv, !found, rts, raw.Headers)
+	case fkPropagateOnlyIfFKValueSet:
 		if found {
-			if hbuf, err = sd.Value.Append(hbuf[:0], cur); err != nil {
-				return fmt.Errorf("%w: join %q: serialize value: %w", ErrProcessing, name, err)
-			}
-			h := fkValueHash(hbuf)
-			curHash = &h
+			return p.out.respond(pk, sub.partition, sub.hash, fv, false, rts, raw.Headers)
 		}
-		if (msgHash == nil) != (curHash == nil) || (msgHash != nil && *msgHash != *curHash) {
-			tk.Logger().Debug("dropping stale foreign-key join response", "join", name)
-			return nil
+	}
+	return nil
+}
+
+// fkForeignJoin is ForeignTableJoinProcessorSupplier: a right-table update
+// answers every subscriber of its key, found by a prefix scan of the
+// subscription store.
+type fkForeignJoin[K, V1, KO, V2, VR any] struct {
+	j          *foreignKeyJoin[K, V1, KO, V2, VR]
+	subs       sgstate.KeyValueStore
+	fbuf, pbuf []byte
+	out        fkResponder[K, V1, KO, V2, VR]
+}
+
+type fkSubscriber struct {
+	pk        []byte
+	hash      *fkHash
+	partition int32
+}
+
+func (p *fkForeignJoin[K, V1, KO, V2, VR]) Process(rec Record[KO, Change[V2]]) error {
+	j := p.j
+	if rec.KeyNull {
+		j.task.Drop()
+		return nil
+	}
+	fkb, _, err := j.serFK(&p.fbuf, rec.Key)
+	if err != nil {
+		return err
+	}
+	p.pbuf = binary.BigEndian.AppendUint32(p.pbuf[:0], uint32(len(fkb)))
+	p.pbuf = append(p.pbuf, fkb...)
+	var found []fkSubscriber
+	err = p.subs.PrefixScan(p.pbuf, func(k, v []byte) error {
+		if len(v) < 8 {
+			return fmt.Errorf("%w: join %q: store %q: value of %d bytes", ErrProcessing, j.name, j.subStore, len(v))
 		}
-		var res VR
-		resNull := true
-		if fvb != nil || (leftJoin && found) {
-			var fv V2
-			if fvb != nil {
-				if fv, err = r.Value.Decode(fvb); err != nil {
-					return fmt.Errorf("%w: join %q: foreign value: %w", ErrDeserialization, name, err)
-				}
-			}
-			res = joiner(key, cur, fv)
-			resNull = isNull(res)
+		sub, err := parseSubscription(v[8:])
+		if err != nil {
+			return fmt.Errorf("%w: join %q: store %q: %w", ErrProcessing, j.name, j.subStore, err)
 		}
-		// The result node: KTableSource, through the store when
-		// materialized.
-		ch := Change[VR]{New: res, NewNull: resNull, OldNull: true}
-		if kv != nil {
-			old, _, oldFound, err := kv.Get(key)
-			if err != nil {
-				return err
-			}
-			if self.sendOld && oldFound {
-				ch.Old, ch.OldNull = old, false
-			}
-			if resNull {
-				err = kv.Delete(key)
-			} else {
-				err = kv.Put(key, res, ts)
-			}
-			if err != nil || !kv.Forwards() {
-				return err
-			}
-		}
-		return next.Process(Record[K, Change[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: raw.Headers})
+		found = append(found, fkSubscriber{pk: append([]byte(nil), k[len(p.pbuf):]...), hash: sub.hash, partition: sub.partition})
+		return nil
 	})
-	return out
+	if err != nil {
+		return err
+	}
+	nv, newNull := newOf(rec.Value)
+	for _, s := range found {
+		if err := p.out.respond(s.pk, s.partition, s.hash, nv, newNull, rec.Timestamp, rec.Headers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fkResponseResolver is ResponseJoinProcessorSupplier: only a response
+// computed for the left value that is current now may produce a result,
+// which goes to the result table.
+type fkResponseResolver[K, V1, KO, V2, VR any] struct {
+	j      *foreignKeyJoin[K, V1, KO, V2, VR]
+	lg     ValueGetter[K, V1]
+	hbuf   []byte
+	result fkResult[K, VR]
+}
+
+func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+	j := p.j
+	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
+	if err != nil || !ok {
+		return err
+	}
+	if raw.Key == nil || raw.Value == nil {
+		tk.Drop()
+		return nil
+	}
+	key, err := j.sd.Key.Decode(raw.Key)
+	if err != nil {
+		return fmt.Errorf("%w: join %q: key: %w", ErrDeserialization, j.name, err)
+	}
+	msgHash, fvb, err := parseResponse(raw.Value)
+	if err != nil {
+		return fmt.Errorf("%w: join %q: %w", ErrDeserialization, j.name, err)
+	}
+	cur, _, found, err := lookup(p.lg, key)
+	if err != nil {
+		return err
+	}
+	var curHash *fkHash
+	if found {
+		if p.hbuf, err = j.sd.Value.Append(p.hbuf[:0], cur); err != nil {
+			return fmt.Errorf("%w: join %q: serialize value: %w", ErrProcessing, j.name, err)
+		}
+		h := fkValueHash(p.hbuf)
+		curHash = &h
+	}
+	if (msgHash == nil) != (curHash == nil) || (msgHash != nil && *msgHash != *curHash) {
+		tk.Logger().Debug("dropping stale foreign-key join response", "join", j.name)
+		return nil
+	}
+	var res VR
+	resNull := true
+	if fvb != nil || (j.leftJoin && found) {
+		var fv V2
+		if fvb != nil {
+			if fv, err = j.rValue.Decode(fvb); err != nil {
+				return fmt.Errorf("%w: join %q: foreign value: %w", ErrDeserialization, j.name, err)
+			}
+		}
+		res = j.joiner(key, cur, fv)
+		resNull = isNull(res)
+	}
+	return p.result.process(key, res, resNull, ts, raw.Headers)
+}
+
+// fkResult is the join's result node: a KTableSource, through the store
+// when the join is materialized.
+type fkResult[K, VR any] struct {
+	next Node[K, Change[VR]]
+	self *tableOpts
+	kv   *KVStore[K, VR]
+}
+
+// open opens the result store and forwards what its cache flushes.
+func (p *fkResult[K, VR]) open(tk *Task, store string, key serdes.Serde[K], value serdes.Serde[VR]) error {
+	kv, err := OpenKVStore(tk, store, key, value)
+	if err != nil {
+		return err
+	}
+	p.kv = kv
+	kv.SetFlushListener(func(k K, ch Change[VR], ts int64) error {
+		if !p.self.sendOld {
+			var zero VR
+			ch.Old, ch.OldNull = zero, true
+		}
+		return p.next.Process(Record[K, Change[VR]]{Key: k, Value: ch, Timestamp: ts})
+	})
+	return nil
+}
+
+func (p *fkResult[K, VR]) process(key K, res VR, resNull bool, ts int64, headers []Header) error {
+	ch := Change[VR]{New: res, NewNull: resNull, OldNull: true}
+	if kv := p.kv; kv != nil {
+		old, _, oldFound, err := kv.Get(key)
+		if err != nil {
+			return err
+		}
+		if p.self.sendOld && oldFound {
+			ch.Old, ch.OldNull = old, false
+		}
+		if resNull {
+			err = kv.Delete(key)
+		} else {
+			err = kv.Put(key, res, ts)
+		}
+		if err != nil || !kv.Forwards() {
+			return err
+		}
+	}
+	return p.next.Process(Record[K, Change[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
 }

@@ -244,7 +244,7 @@ func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
 // ToDynamic writes each record to the topic choose returns; the topic must
 // be one of allowed (the topics the spec declares).
 func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V) string, allowed []string, cfg SinkConfig[K, V]) {
-	info := s.b.AddNode(name, "sink", s.info)
+	info := s.b.AddNode(name, OpDynamicSink, s.info)
 	ok := map[string]bool{}
 	for _, t := range allowed {
 		ok[t] = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -132,7 +133,7 @@ func (d *TestDriver) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error) 
 func NewStoreContext(t *Task, spec *StoreSpec, logger *slog.Logger) *sgstate.StoreContext {
 	ctx := &sgstate.StoreContext{Logger: logger, RecordTimestamp: t.contextTimestamp}
 	if spec.Logged && !t.ID.IsGlobal() {
-		ctx.Changelog = &taskChangelog{t: t, topic: t.topo.appID + "-" + spec.Name + "-changelog"}
+		ctx.Changelog = &taskChangelog{t: t, topic: toponame.Changelog(t.topo.appID, spec.Name)}
 	}
 	return ctx
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -99,7 +100,7 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 }
 
 // suppressStoreName is the store of the suppression named name.
-func suppressStoreName(name string) string { return name + "-store" }
+func suppressStoreName(name string) string { return toponame.SuppressStore(name) }
 
 type suppressor[K, V any] struct {
 	name       string

@@ -37,9 +37,6 @@ var (
 	_ func(key string, value []byte) = Count
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> counts.peek1\n    Processor: counts.peek1 (stores: [])\n      --> counts.group_by_key2\n      <-- bench-src1\n    Processor: counts.group_by_key2 (stores: [])\n      --> counts\n      <-- counts.peek1\n    Processor: counts (stores: [counts])\n      --> none\n      <-- counts.group_by_key2\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -49,7 +46,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

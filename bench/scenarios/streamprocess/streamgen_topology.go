@@ -35,9 +35,6 @@ var (
 	_ func(key string, value []byte) = Count
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> process\n    Processor: process (stores: [])\n      --> none\n      <-- bench-src1\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -46,7 +43,6 @@ func NewApp() *sgapp.App {
 		Topics: []sgreplay.TopicCodec{
 			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

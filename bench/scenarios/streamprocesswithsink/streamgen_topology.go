@@ -39,9 +39,6 @@ var (
 	_ func(key string, value []byte) = Count
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> process.peek1\n    Processor: process.peek1 (stores: [])\n      --> process\n      <-- bench-src1\n    Sink: process (topic: bench-sink)\n      <-- process.peek1\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -51,7 +48,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-sink", serdes.String, serdes.Bytes),
 			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

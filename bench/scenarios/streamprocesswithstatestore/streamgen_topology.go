@@ -43,9 +43,6 @@ var (
 	_ func() sgstream.Processor[string, []byte, string, []byte] = NewKVProcessor
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> process.peek1\n    Processor: process.peek1 (stores: [])\n      --> process\n      <-- bench-src1\n    Processor: process (stores: [kv])\n      --> none\n      <-- process.peek1\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -55,7 +52,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

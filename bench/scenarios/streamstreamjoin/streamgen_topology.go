@@ -55,9 +55,6 @@ var (
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src2 (topics: [bench-src2])\n      --> right\n    Processor: right (stores: [])\n      --> joined.join\n      <-- bench-src2\n    Source: bench-src1 (topics: [bench-src1])\n      --> joined.peek1\n    Processor: joined.peek1 (stores: [])\n      --> joined.join\n      <-- bench-src1\n    Processor: joined.join (stores: [join-this, join-other, join-outer])\n      --> joined\n      <-- joined.peek1, right\n    Processor: joined (stores: [])\n      --> none\n      <-- joined.join\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -67,7 +64,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-src1", serdes.String, serdes.Bytes),
 			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

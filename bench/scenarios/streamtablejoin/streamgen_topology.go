@@ -48,9 +48,6 @@ var (
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src2 (topics: [bench-src2])\n      --> table.peek1\n    Processor: table.peek1 (stores: [])\n      --> table\n      <-- bench-src2\n    Processor: table (stores: [table])\n      --> joined.join2\n      <-- table.peek1\n    Source: bench-src1 (topics: [bench-src1])\n      --> joined.peek1\n    Processor: joined.peek1 (stores: [])\n      --> joined.join2\n      <-- bench-src1\n    Processor: joined.join2 (stores: [])\n      --> joined\n      <-- joined.peek1, table\n    Processor: joined (stores: [])\n      --> none\n      <-- joined.join2\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -61,7 +58,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

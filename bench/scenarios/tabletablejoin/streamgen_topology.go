@@ -50,9 +50,6 @@ var (
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: bench-src1 (topics: [bench-src1])\n      --> left.peek1\n    Processor: left.peek1 (stores: [])\n      --> left\n      <-- bench-src1\n    Processor: left (stores: [left])\n      --> joined.join1\n      <-- left.peek1\n    Source: bench-src2 (topics: [bench-src2])\n      --> right.peek1\n    Processor: right.peek1 (stores: [])\n      --> right\n      <-- bench-src2\n    Processor: right (stores: [right])\n      --> joined.join1\n      <-- right.peek1\n    Processor: joined.join1 (stores: [])\n      --> joined.to_stream2\n      <-- left, right\n    Processor: joined.to_stream2 (stores: [])\n      --> joined\n      <-- joined.join1\n    Processor: joined (stores: [])\n      --> none\n      <-- joined.to_stream2\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -63,7 +60,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("bench-src2", serdes.String, serdes.Bytes),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

@@ -48,9 +48,6 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: impressions (topics: [impressions])\n      --> clicked-impressions.impressions-clicks\n    Source: clicks (topics: [clicks])\n      --> clicked-impressions.impressions-clicks\n    Processor: clicked-impressions.impressions-clicks (stores: [impressions-clicks-this, impressions-clicks-other])\n      --> clicked-impressions\n      <-- clicks, impressions\n    Sink: clicked-impressions (topic: clicked)\n      <-- clicked-impressions.impressions-clicks\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -61,7 +58,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("clicks", serdes.String, serdes.String),
 			sgreplay.Topic("impressions", serdes.String, serdes.String),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

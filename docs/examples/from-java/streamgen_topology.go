@@ -58,9 +58,6 @@ var (
 	_ = strings.ToUpper
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> per-user.group_by_key1, processed.filter_not1\n    Processor: processed.filter_not1 (stores: [])\n      --> processed.map_values2\n      <-- orders\n    Processor: processed.map_values2 (stores: [])\n      --> processed.peek3\n      <-- processed.filter_not1\n    Processor: processed.peek3 (stores: [])\n      --> processed\n      <-- processed.map_values2\n    Sink: processed (topic: processed-orders)\n      <-- processed.peek3\n    Processor: per-user.group_by_key1 (stores: [])\n      --> per-user.count2\n      <-- orders\n    Processor: per-user.count2 (stores: [orders-per-user-store])\n      --> per-user.to_stream3\n      <-- per-user.group_by_key1\n    Processor: per-user.to_stream3 (stores: [])\n      --> per-user\n      <-- per-user.count2\n    Sink: per-user (topic: orders-per-user)\n      <-- per-user.to_stream3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -72,7 +69,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("processed-orders", serdes.String, serdes.String),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

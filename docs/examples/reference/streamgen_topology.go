@@ -59,9 +59,6 @@ var (
 	_ func(key string, value *Order) *Order = UpperOrder
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: orders (topics: [orders])\n      --> processed.filter1\n    Processor: processed.filter1 (stores: [])\n      --> processed.map_values2\n      <-- orders\n    Processor: processed.map_values2 (stores: [])\n      --> processed.peek3\n      <-- processed.filter1\n    Processor: processed.peek3 (stores: [])\n      --> processed\n      <-- processed.map_values2\n    Sink: processed (topic: processed-orders)\n      <-- processed.peek3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -73,7 +70,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]()),
 			sgreplay.Topic("users", serdes.String, serdes.Msgpack[User]()),
 		},
-		Describe:        topologyDescription,
 		Guarantee:       "exactly_once_v2",
 		CommitInterval:  100 * time.Millisecond,
 		Deserialization: sgstream.PolicyDeadLetter,

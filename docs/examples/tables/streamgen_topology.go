@@ -63,9 +63,6 @@ var (
 	_ func(key string, left string, right *Profile) *Click = WithProfile
 )
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks (topics: [clicks])\n      --> enriched.join1\n    Source: profiles (topics: [profiles])\n      --> enriched.join1, profiles-by-country-sink\n    Processor: enriched.join1 (stores: [])\n      --> enriched.join2\n      <-- clicks, profiles\n    Source: countries (topics: [countries])\n      --> enriched.join2\n    Processor: enriched.join2 (stores: [])\n      --> enriched\n      <-- countries, enriched.join1\n    Sink: enriched (topic: enriched-clicks)\n      <-- enriched.join2\n    Sink: profiles-by-country-sink (topic: tables-demo-profiles-by-country-repartition)\n      <-- profiles\n   Sub-topology: 1\n    Processor: country-counts.profiles-by-country (stores: [])\n      --> country-counts.count2\n      <-- profiles-by-country-source\n    Source: profiles-by-country-source (topics: [tables-demo-profiles-by-country-repartition])\n      --> country-counts.profiles-by-country\n    Processor: country-counts.count2 (stores: [users-per-country-store])\n      --> country-counts.to_stream3\n      <-- country-counts.profiles-by-country\n    Processor: country-counts.to_stream3 (stores: [])\n      --> country-counts\n      <-- country-counts.count2\n    Sink: country-counts (topic: users-per-country)\n      <-- country-counts.to_stream3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -79,7 +76,6 @@ func NewApp() *sgapp.App {
 			sgreplay.Topic("users-per-country", serdes.String, serdes.Int64),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

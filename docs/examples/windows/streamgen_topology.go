@@ -85,9 +85,6 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// topologyDescription is what `streamgen describe` prints for this spec.
-const topologyDescription = "Topologies:\n   Sub-topology: 0\n    Source: clicks (topics: [clicks])\n      --> by-page\n    Processor: by-page (stores: [])\n      --> final-counts.windowed_by1, hopping-counts.windowed_by1, session-counts.windowed_by1, sliding-counts.windowed_by1, tumbling-counts.windowed_by1\n      <-- clicks\n    Processor: tumbling-counts.windowed_by1 (stores: [])\n      --> tumbling-counts.count2\n      <-- by-page\n    Processor: tumbling-counts.count2 (stores: [tumbling-store])\n      --> tumbling-counts.to_stream3\n      <-- tumbling-counts.windowed_by1\n    Processor: tumbling-counts.to_stream3 (stores: [])\n      --> tumbling-counts\n      <-- tumbling-counts.count2\n    Sink: tumbling-counts (topic: tumbling)\n      <-- tumbling-counts.to_stream3\n    Processor: final-counts.windowed_by1 (stores: [])\n      --> final-counts.count2\n      <-- by-page\n    Processor: final-counts.count2 (stores: [final-store])\n      --> final-counts.to_stream3\n      <-- final-counts.windowed_by1\n    Processor: final-counts.to_stream3 (stores: [])\n      --> final-counts\n      <-- final-counts.count2\n    Sink: final-counts (topic: final)\n      <-- final-counts.to_stream3\n    Processor: hopping-counts.windowed_by1 (stores: [])\n      --> hopping-counts.count2\n      <-- by-page\n    Processor: hopping-counts.count2 (stores: [hopping-store])\n      --> hopping-counts.to_stream3\n      <-- hopping-counts.windowed_by1\n    Processor: hopping-counts.to_stream3 (stores: [])\n      --> hopping-counts\n      <-- hopping-counts.count2\n    Sink: hopping-counts (topic: hopping)\n      <-- hopping-counts.to_stream3\n    Processor: sliding-counts.windowed_by1 (stores: [])\n      --> sliding-counts.count2\n      <-- by-page\n    Processor: sliding-counts.count2 (stores: [sliding-store])\n      --> sliding-counts.to_stream3\n      <-- sliding-counts.windowed_by1\n    Processor: sliding-counts.to_stream3 (stores: [])\n      --> sliding-counts\n      <-- sliding-counts.count2\n    Sink: sliding-counts (topic: sliding)\n      <-- sliding-counts.to_stream3\n    Processor: session-counts.windowed_by1 (stores: [])\n      --> session-counts.count2\n      <-- by-page\n    Processor: session-counts.count2 (stores: [session-store])\n      --> session-counts.to_stream3\n      <-- session-counts.windowed_by1\n    Processor: session-counts.to_stream3 (stores: [])\n      --> session-counts\n      <-- session-counts.count2\n    Sink: session-counts (topic: sessions)\n      <-- session-counts.to_stream3\n"
-
 // NewApp describes the application for the standard commands (run, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
@@ -102,7 +99,6 @@ func NewApp() *sgapp.App {
 			sgreplay.TimeWindowedTopic("tumbling", serdes.String, serdes.Int64, time.Minute),
 		},
 		Stores:          queryStores(),
-		Describe:        topologyDescription,
 		Guarantee:       "at_least_once",
 		Deserialization: sgstream.PolicyFail,
 		Processing:      sgstream.PolicyFail,

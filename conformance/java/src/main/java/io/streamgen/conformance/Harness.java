@@ -36,6 +36,7 @@ import org.apache.kafka.streams.test.TestRecord;
  * <pre>
  * Harness list
  * Harness run SCENARIOS_DIR (NAME INPUT OUTPUT)...
+ * Harness describe NAME...
  * </pre>
  *
  * One JVM handles many scenarios and every sequence in them, because JVM start-up per
@@ -59,6 +60,10 @@ public final class Harness {
             Scenarios.ALL.keySet().forEach(System.out::println);
             return;
         }
+        if (args.length >= 2 && args[0].equals("describe")) {
+            describe(args);
+            return;
+        }
         if (args.length < 5 || !args[0].equals("run") || (args.length - 2) % 3 != 0) {
             System.err.println("usage: Harness list | Harness run SCENARIOS_DIR (NAME INPUT OUTPUT)...");
             System.exit(2);
@@ -74,6 +79,27 @@ public final class Harness {
             }
         } finally {
             deleteTree(stateDir);
+        }
+    }
+
+    /**
+     * Prints Kafka Streams' own Topology#describe() of each named scenario, each preceded by a
+     * line "scenario NAME", for conformance/compare's describe check. The application id is the
+     * one the run mode uses, so internal topic names match.
+     */
+    private static void describe(String[] args) {
+        for (int i = 1; i < args.length; i++) {
+            var def = Scenarios.ALL.get(args[i]);
+            if (def == null) {
+                throw new IllegalArgumentException("unknown scenario " + args[i]);
+            }
+            Properties props = new Properties();
+            props.put(StreamsConfig.APPLICATION_ID_CONFIG, "conf-" + args[i]);
+            props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+            StreamsBuilder b = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
+            def.accept(b);
+            System.out.println("scenario " + args[i]);
+            System.out.print(b.build(props).describe());
         }
     }
 
