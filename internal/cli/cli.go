@@ -30,6 +30,7 @@ const (
 const usage = `streamgen compiles a stream-processing spec into typed Go code.
 
 Usage:
+  streamgen init [flags] [dir]     create a new project: go.mod, a starter spec, tests, deployment files
   streamgen generate [flags]       write the generated Go files (what //go:generate runs)
   streamgen check [flags]          exit 1 with a unified diff when generated files are stale
   streamgen check -against <old>   exit 1 when the spec would break an application running <old>
@@ -59,6 +60,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
+	case "init":
+		return runInit(rest, stdout, stderr)
 	case "generate", "gen":
 		return runGenerate(rest, stdout, stderr, false)
 	case "check":
