@@ -326,16 +326,17 @@ func (a *app) stop(t *testing.T) {
 // scrape satisfies cond; it returns the scrape.
 func (a *app) ready(t *testing.T, probe string, cond func(scrape string) bool) string {
 	t.Helper()
-	scrape := ""
+	scrape, code := "", 0
 	ok := poll(a.done, func() bool {
-		if code, _ := get("http://" + a.query + probe); code != http.StatusOK {
+		if code, _ = get("http://" + a.query + probe); code != http.StatusOK {
 			return false
 		}
 		_, scrape = get("http://" + a.metrics + "/metrics")
 		return cond(scrape)
 	})
 	if !ok {
-		t.Fatalf("%s: not ready\n%s", strings.Join(a.cmd.Args, " "), a.stderr.String())
+		t.Fatalf("%s: not ready (the probe's last answer: %d; the last scrape's records:\n%s)\n%s", strings.Join(a.cmd.Args, " "), code,
+			strings.Join(regexp.MustCompile(`(?m)^streamgen_(task_processed|restored)_records_total.*$`).FindAllString(scrape, -1), "\n"), a.stderr.String())
 	}
 	return scrape
 }

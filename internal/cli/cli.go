@@ -82,7 +82,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stdout.Write(spec.SchemaJSON)
 		return ExitOK
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 {
+		// `help -h` (or `-h -h`) is the help itself, not a command to ask.
+		if len(rest) > 0 && rest[0] != "help" && !strings.HasPrefix(rest[0], "-") {
 			return Run([]string{rest[0], "-h"}, stdin, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
