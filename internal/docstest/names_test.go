@@ -115,12 +115,7 @@ func metricNames(t *testing.T) map[string]bool {
 // guidePages are the pages the names test reads, by the name it reports.
 func guidePages(t *testing.T) map[string]string {
 	pages := map[string]string{}
-	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths = append(paths, filepath.Join(root, "README.md"))
-	for _, p := range paths {
+	for _, p := range guidePaths(t) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
