@@ -15,6 +15,9 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
 fi
 
+step "specs are formatted (streamgen fmt -d; golden/ inputs keep their positions)"
+go run ./cmd/streamgen fmt -d $(git ls-files '*streamgen.yaml' | grep -v '^golden/')
+
 step "build and vet"
 go build ./...
 go vet ./...

@@ -39,9 +39,24 @@ func (r *runner) javaScenarios() (map[string]bool, error) {
 	}
 	known := map[string]bool{}
 	for _, l := range strings.Fields(string(out)) {
+		if !validName(l) {
+			// Anything else on the harness's standard output (a build tool's log) would
+			// silently hide the scenario it is glued to; say what it was instead.
+			return nil, fmt.Errorf("unexpected output from %s list: %q", r.harness(), l)
+		}
 		known[l] = true
 	}
 	return known, nil
+}
+
+// validName reports whether s can be a scenario name: lower-case letters, digits and dashes.
+func validName(s string) bool {
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // runJava runs all given scenarios in one JVM and returns each scenario's output file.

@@ -3,7 +3,10 @@
 # target/classes and writes its runtime classpath to target/classpath.txt. Idempotent: does
 # nothing when the sources, pom and Kafka version are unchanged since the last build. Tries
 # Maven offline first (the local repository usually has everything) and goes online only
-# when that fails.
+# when that fails. Everything Maven prints goes to standard error: run.sh's standard output is
+# the harness's protocol (`run.sh list` is one scenario name a line), and Maven 3.8 prints ANSI
+# colour resets to standard output even with -q, which on a cold machine glued themselves to the
+# first scenario name.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,9 +19,9 @@ stamp="$( (echo "$version"; cat pom.xml; find src -type f | LC_ALL=C sort | xarg
 if [[ -f target/stamp && -f target/classpath.txt && "$(cat target/stamp)" == "$stamp" ]]; then
   exit 0
 fi
-args=(-q -B "-Dkafka.version=$version" compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
+args=(-q -B -Dstyle.color=never "-Dkafka.version=$version" compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
 if ! mvn -o "${args[@]}" > target.offline.log 2>&1; then
-  mvn "${args[@]}"
+  mvn "${args[@]}" >&2
 fi
 rm -f target.offline.log
 echo "$stamp" > target/stamp

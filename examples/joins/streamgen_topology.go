@@ -72,9 +72,9 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:72:45: joiner of node "enriched.orders-users-left"
+	// streamgen.yaml:70:20: joiner of node "enriched.orders-users-left"
 	_ func(key string, left *Order, right *User) *EnrichedOrder = Enrich
-	// streamgen.yaml:59:15: joiner of node "paid.orders-payments"
+	// streamgen.yaml:56:15: joiner of node "paid.orders-payments"
 	_ func(key string, left *Order, right *Payment) *PaidOrder = JoinPayment
 )
 

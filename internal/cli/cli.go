@@ -31,6 +31,7 @@ const (
 const usage = `streamgen compiles a stream-processing spec into typed Go code.
 
 Usage:
+  streamgen init [flags] [dir]     create a new project: go.mod, a starter spec, tests, deployment files
   streamgen generate [flags]       write the generated Go files; what
                                    //go:generate go tool streamgen generate runs
   streamgen check [flags]          exit 1 with a unified diff when generated files are stale
@@ -61,6 +62,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
+	case "init":
+		return runInit(rest, stdout, stderr)
 	case "generate", "gen":
 		return runGenerate(rest, stdout, stderr, false)
 	case "check":
@@ -81,7 +84,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stdout.Write(spec.SchemaJSON)
 		return ExitOK
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 {
+		// `help -h` (or `-h -h`) is the help itself, not a command to ask.
+		if len(rest) > 0 && rest[0] != "help" && !strings.HasPrefix(rest[0], "-") {
 			return Run([]string{rest[0], "-h"}, stdin, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)

@@ -144,14 +144,20 @@ func TestExamplesReplay(t *testing.T) {
 // linkRE matches the target of a Markdown link: [text](target).
 var linkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestGuideLinks checks that relative links in README.md and docs/*.md
-// point at files or directories that exist.
-func TestGuideLinks(t *testing.T) {
+// guidePaths lists the user guide's pages: README.md and docs/*.md.
+func guidePaths(t *testing.T) []string {
+	t.Helper()
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, filepath.Join(root, "README.md"))
+	return append(pages, filepath.Join(root, "README.md"))
+}
+
+// TestGuideLinks checks that relative links in README.md and docs/*.md
+// point at files or directories that exist.
+func TestGuideLinks(t *testing.T) {
+	pages := guidePaths(t)
 	for _, page := range pages {
 		b, err := os.ReadFile(page)
 		if err != nil {

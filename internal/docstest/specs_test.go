@@ -39,11 +39,7 @@ func specLines(s string) []string {
 // other tests). A block that is a whole spec and links to a file must
 // equal that file. So no spec in the guide can drift from what works.
 func TestSpecsShownInDocs(t *testing.T) {
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages = append(pages, filepath.Join(root, "README.md"))
+	pages := guidePaths(t)
 	checked := 0
 	// anySpec holds the lines of every spec that other tests generate and
 	// build, for excerpts that link no file.

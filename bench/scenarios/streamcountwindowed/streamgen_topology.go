@@ -38,7 +38,7 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:13:20: action of node "counts.peek1"
+	// streamgen.yaml:16:20: action of node "counts.peek1"
 	_ func(key string, value []byte) = Count
 )
 

@@ -31,7 +31,7 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:13:23: action of node "process"
+	// streamgen.yaml:16:23: action of node "process"
 	_ func(key string, value []byte) = Count
 )
 

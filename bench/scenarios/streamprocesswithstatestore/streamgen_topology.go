@@ -37,9 +37,9 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:15:20: action of node "process.peek1"
+	// streamgen.yaml:19:20: action of node "process.peek1"
 	_ func(key string, value []byte) = Count
-	// streamgen.yaml:16:30: processor of node "process"
+	// streamgen.yaml:20:30: processor of node "process"
 	_ func() sgstream.Processor[string, []byte, string, []byte] = NewKVProcessor
 )
 

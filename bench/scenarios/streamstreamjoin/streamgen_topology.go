@@ -47,11 +47,11 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:14:20: action of node "right"
+	// streamgen.yaml:17:20: action of node "right"
 	_ func(key string, value []byte) = Count
-	// streamgen.yaml:20:23: action of node "joined"
+	// streamgen.yaml:23:23: action of node "joined"
 	_ func(key string, value []byte) = Discard
-	// streamgen.yaml:19:77: joiner of node "joined.join"
+	// streamgen.yaml:22:20: joiner of node "joined.join"
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 

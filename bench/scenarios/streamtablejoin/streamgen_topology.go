@@ -40,11 +40,11 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:14:20: action of node "table.peek1"
+	// streamgen.yaml:17:20: action of node "table.peek1"
 	_ func(key string, value []byte) = Count
-	// streamgen.yaml:21:23: action of node "joined"
+	// streamgen.yaml:24:23: action of node "joined"
 	_ func(key string, value []byte) = Discard
-	// streamgen.yaml:20:45: joiner of node "joined.join2"
+	// streamgen.yaml:23:20: joiner of node "joined.join2"
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 

@@ -42,11 +42,11 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:14:20: action of node "left.peek1"
+	// streamgen.yaml:17:20: action of node "left.peek1"
 	_ func(key string, value []byte) = Count
-	// streamgen.yaml:26:23: action of node "joined"
+	// streamgen.yaml:29:23: action of node "joined"
 	_ func(key string, value []byte) = Discard
-	// streamgen.yaml:24:45: joiner of node "joined.join1"
+	// streamgen.yaml:27:20: joiner of node "joined.join1"
 	_ func(key string, left []byte, right []byte) []byte = Join
 )
 

@@ -53,13 +53,13 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:47:24: key_value_mapper of node "country-counts.profiles-by-country"
+	// streamgen.yaml:46:24: key_value_mapper of node "country-counts.profiles-by-country"
 	_ func(key string, value *Profile) (string, *Profile) = ByCountry
-	// streamgen.yaml:39:53: key_selector of node "enriched.join2"
+	// streamgen.yaml:39:84: key_selector of node "enriched.join2"
 	_ func(key string, value *Click) string = CountryCode
-	// streamgen.yaml:39:70: joiner of node "enriched.join2"
+	// streamgen.yaml:39:20: joiner of node "enriched.join2"
 	_ func(key string, left *Click, right string) *Click = WithCountry
-	// streamgen.yaml:38:48: joiner of node "enriched.join1"
+	// streamgen.yaml:38:20: joiner of node "enriched.join1"
 	_ func(key string, left string, right *Profile) *Click = WithProfile
 )
 
