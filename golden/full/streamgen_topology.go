@@ -226,57 +226,57 @@ func timestampPayments(key string, value *Payment, valueNull bool, recordTs int6
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:278:15: aggregator of node "activity"
+	// streamgen.yaml:259:15: aggregator of node "activity"
 	_ func(key string, value *Order, agg *Stats) *Stats = AddOrderActivity
-	// streamgen.yaml:146:51: aggregator of node "totals"
+	// streamgen.yaml:140:51: aggregator of node "totals"
 	_ func(key string, value *Order, agg *Stats) *Stats = AddOrder
-	// streamgen.yaml:279:47: aggregator of node "activity"
+	// streamgen.yaml:260:23: aggregator of node "activity"
 	_ func(key string, value *Payment, agg *Stats) *Stats = AddPaymentActivity
-	// streamgen.yaml:207:49: aggregator of node "country-stats"
+	// streamgen.yaml:195:23: aggregator of node "country-stats"
 	_ func(key string, value *User, agg *Stats) *Stats = AddUser
-	// streamgen.yaml:133:24: topic_chooser of node "all-sizes"
+	// streamgen.yaml:129:24: topic_chooser of node "all-sizes"
 	_ func(key string, value *Order) string = ChooseTopic
-	// streamgen.yaml:214:47: reducer of node "latest-user"
+	// streamgen.yaml:204:47: reducer of node "latest-user"
 	_ func(agg *User, value *User) *User = DropUser
-	// streamgen.yaml:239:45: joiner of node "enrich-orders.orders-users"
+	// streamgen.yaml:226:20: joiner of node "enrich-orders.orders-users"
 	_ func(key string, left *Order, right *User) *Enriched = Enrich
 	// streamgen.yaml:105:26: predicate of node "valid.filter_not2"
 	_ func(key string, value *Order) bool = IsTest
-	// streamgen.yaml:289:24: flat_mapper of node "items.flat_map2"
+	// streamgen.yaml:269:24: flat_mapper of node "items.flat_map2"
 	_ func(key string, value *Item) []sgstream.KeyValue[string, *Item] = ItemsBySku
-	// streamgen.yaml:288:31: flat_value_mapper of node "items.flat_map_values1"
+	// streamgen.yaml:268:31: flat_value_mapper of node "items.flat_map_values1"
 	_ func(key string, value *Order) []*Item = Items
-	// streamgen.yaml:252:67: joiner of node "order-users"
+	// streamgen.yaml:237:20: joiner of node "order-users"
 	_ func(key string, left *Order, right *User) *Enriched = JoinUser
-	// streamgen.yaml:170:22: reducer of node "hopping"
+	// streamgen.yaml:161:22: reducer of node "hopping"
 	_ func(agg *Order, value *Order) *Order = LatestOrder
-	// streamgen.yaml:228:15: joiner of node "paid-orders.order-payments"
+	// streamgen.yaml:214:15: joiner of node "paid-orders.order-payments"
 	_ func(key string, left *Order, right *Payment) *Order = MatchPayment
-	// streamgen.yaml:182:59: merger of node "sessions.aggregate2"
+	// streamgen.yaml:171:59: merger of node "sessions.aggregate2"
 	_ func(key string, a *Stats, b *Stats) *Stats = MergeStats
 	// streamgen.yaml:108:30: processor of node "valid"
 	_ func() sgstream.Processor[string, *Order, string, *Order] = NewDedup
-	// streamgen.yaml:292:23: processor of node "items.process4"
+	// streamgen.yaml:272:23: processor of node "items.process4"
 	_ func() sgstream.Processor[string, *Item, string, int64] = NewItemProcessor
-	// streamgen.yaml:176:27: initializer of node "sliding"
+	// streamgen.yaml:166:27: initializer of node "sliding"
 	_ func() *Stats = NewStats
 	// streamgen.yaml:97:77: store of node "items.process4"
 	_ func() sgstate.Store = NewVisitStore
 	// streamgen.yaml:106:26: value_mapper of node "valid.map_values3"
 	_ func(key string, value *Order) *Order = Normalize
-	// streamgen.yaml:214:25: reducer of node "latest-user"
+	// streamgen.yaml:204:25: reducer of node "latest-user"
 	_ func(agg *User, value *User) *User = PickUser
-	// streamgen.yaml:293:23: action of node "items"
+	// streamgen.yaml:273:23: action of node "items"
 	_ func(key string, value int64) = PrintItem
-	// streamgen.yaml:260:23: action of node "user-with-totals"
+	// streamgen.yaml:244:23: action of node "user-with-totals"
 	_ func(key string, value *Enriched) = Print
-	// streamgen.yaml:190:24: key_selector of node "by-status.orders-by-status"
+	// streamgen.yaml:178:24: key_selector of node "by-status.orders-by-status"
 	_ func(key string, value *Order) Status = StatusOf
-	// streamgen.yaml:163:19: key_value_mapper of node "counts-5m.map5"
+	// streamgen.yaml:155:19: key_value_mapper of node "counts-5m.map5"
 	_ func(key sgstream.Windowed[string], value int64) (string, int64) = Unwindow
-	// streamgen.yaml:198:24: key_value_mapper of node "users-per-country.users-by-country"
+	// streamgen.yaml:185:24: key_value_mapper of node "users-per-country.users-by-country"
 	_ func(key string, value *User) (string, *User) = UserByCountry
-	// streamgen.yaml:258:47: joiner of node "user-with-totals.join1"
+	// streamgen.yaml:242:20: joiner of node "user-with-totals.join1"
 	_ func(key string, left *User, right *Stats) *Enriched = UserTotals
 )
 

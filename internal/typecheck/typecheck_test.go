@@ -119,7 +119,7 @@ func TestUndecidedFallsBackToFullLoad(t *testing.T) {
 		t.Fatalf("fast path on a missing import: %v, want errUndecided", err)
 	}
 	err = Check(dir, files, checks, Options{NoCache: true})
-	want := `streamgen.yaml:11:22: predicate of node "keep.filter1": function "Missing" is not defined in package missingimport; want func(key string, value string) bool`
+	want := `streamgen.yaml:13:22: predicate of node "keep.filter1": function "Missing" is not defined in package missingimport; want func(key string, value string) bool`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
