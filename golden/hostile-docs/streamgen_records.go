@@ -13,8 +13,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(2 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 2)
+	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
 )
 
 // */ func init() { pwned() } /*

@@ -10,11 +10,16 @@ const (
 	// generator emits. It goes up only when generated code starts to need
 	// runtime API that older runtimes lack; it is unrelated to release
 	// versions, so goldens do not churn on every release.
-	GenVersion = 2
+	//
+	// 3: generated code calls sgrun.Run, GroupByKey with options, sinks
+	// whose windowed key serde partitions, store descriptors, typed window
+	// query constructors and serdes/serdestest; the runtime dropped the
+	// version 2 forms of those, so it supports 3 only.
+	GenVersion = 3
 
 	// MinVersion is the oldest GenVersion the current runtime still supports.
-	MinVersion = 1
+	MinVersion = 3
 
 	// MaxVersion is the newest GenVersion the current runtime supports.
-	MaxVersion = 2
+	MaxVersion = 3
 )
