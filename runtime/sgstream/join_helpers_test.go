@@ -61,16 +61,7 @@ type jdrv struct {
 
 func newJDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *jdrv {
 	t.Helper()
-	tp, err := NewTopology("app", build)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := NewTestDriver(tp, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return &jdrv{t, d}
+	return &jdrv{t, buildDriver(t, "app", build, opts...)}
 }
 
 // jNull marks a null key or value in pipe.

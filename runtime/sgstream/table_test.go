@@ -20,7 +20,16 @@ type tdrv struct {
 
 func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
 	t.Helper()
-	tp, err := NewTopology("app", build)
+	return &tdrv{t, buildDriver(t, "app", build, opts...)}
+}
+
+// buildDriver builds a topology for appID and a TestDriver over it, failing
+// the test at once if either cannot be made, and closes the driver when the
+// test ends. Every driver wrapper in these tests (tdrv, jdrv, typedDriver)
+// starts here, so a failure to build is reported the same way everywhere.
+func buildDriver(t *testing.T, appID string, build func(b *Builder), opts ...DriverOpt) *TestDriver {
+	t.Helper()
+	tp, err := NewTopology(appID, build)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +38,7 @@ func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return &tdrv{t, d}
+	return d
 }
 
 // nullStr marks a null key or value in pipeS.
