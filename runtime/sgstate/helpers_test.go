@@ -77,3 +77,35 @@ func collectKV(t testing.TB, f func(fn func(k, v []byte) error) error) []kvPair 
 }
 
 func fmtPairs(p []kvPair) string { return fmt.Sprint(p) }
+
+// storeInMode opens a store with open, writes n puts through put, and returns
+// the store whose state the queries should see, as mode (one of storeModes)
+// says: the puts staged, each committed, the store reopened on its own
+// directory, or a fresh store that restore fills from the changelog the puts
+// wrote. The window and session tables share it so that every mode means
+// the same for both; the caller closes the store returned.
+func storeInMode[S Store](t *testing.T, mode string, open func() S, n int, put func(s S, i int), restore func(s S, recs []ChangelogRecord)) S {
+	t.Helper()
+	s := open()
+	dir := filepath.Join(t.TempDir(), s.Name())
+	log := &recLog{}
+	initStore(t, s, dir, log)
+	for i := 0; i < n; i++ {
+		put(s, i)
+		if mode != "staged" {
+			mustNoErr(t, any(s).(Transactional).Commit(nil))
+		}
+	}
+	switch mode {
+	case "reopened":
+		mustNoErr(t, s.Close())
+		s = open()
+		initStore(t, s, dir, nil)
+	case "restored":
+		mustNoErr(t, s.Close())
+		s = open()
+		initStore(t, s, filepath.Join(t.TempDir(), s.Name()+"2"), nil)
+		restore(s, log.recs)
+	}
+	return s
+}

@@ -3,7 +3,6 @@ package sgstate
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -118,32 +117,20 @@ func TestSessionStore(t *testing.T) {
 			}
 			for _, c := range sessionCases {
 				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
-					dir := filepath.Join(t.TempDir(), "s")
-					log := &recLog{}
-					s := v.session("s", c.opts)
-					initStore(t, s, dir, log)
-					for _, p := range c.puts {
+					open := func() SessionStore { return v.session("s", c.opts) }
+					put := func(s SessionStore, i int) {
+						p := c.puts[i]
 						var val []byte
 						if p.val != "" {
 							val = []byte(p.val)
 						}
 						mustNoErr(t, s.Put([]byte(p.key), p.start, p.end, val))
-						if mode != "staged" {
-							mustNoErr(t, s.(Transactional).Commit(nil))
-						}
 					}
-					switch mode {
-					case "reopened":
-						mustNoErr(t, s.Close())
-						s = v.session("s", c.opts)
-						initStore(t, s, dir, nil)
-					case "restored":
-						mustNoErr(t, s.Close())
-						s = v.session("s", c.opts)
-						initStore(t, s, filepath.Join(t.TempDir(), "s2"), nil)
-						mustNoErr(t, s.(Restorer).RestoreBatch(log.recs))
+					restore := func(s SessionStore, recs []ChangelogRecord) {
+						mustNoErr(t, s.(Restorer).RestoreBatch(recs))
 						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"s-changelog/0": 1}))
 					}
+					s := storeInMode(t, mode, open, len(c.puts), put, restore)
 					defer s.Close()
 					for _, q := range c.queries {
 						if got := runSessionQuery(t, s, q); got != q.want {

@@ -175,35 +175,23 @@ func TestWindowStore(t *testing.T) {
 			}
 			for _, c := range windowCases {
 				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
-					dir := filepath.Join(t.TempDir(), "w")
-					log := &recLog{}
-					s := v.window("w", c.opts)
-					initStore(t, s, dir, log)
-					for _, p := range c.puts {
+					open := func() WindowStore { return v.window("w", c.opts) }
+					put := func(s WindowStore, i int) {
+						p := c.puts[i]
 						var val []byte
 						if !p.del {
 							val = []byte(p.val)
 						}
 						mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
-						if mode != "staged" {
-							mustNoErr(t, s.(Transactional).Commit(nil))
-						}
 					}
-					switch mode {
-					case "reopened":
-						mustNoErr(t, s.Close())
-						s = v.window("w", c.opts)
-						initStore(t, s, dir, nil)
-					case "restored":
-						mustNoErr(t, s.Close())
-						s = v.window("w", c.opts)
-						initStore(t, s, filepath.Join(t.TempDir(), "w2"), nil)
+					restore := func(s WindowStore, recs []ChangelogRecord) {
 						// Replay in two batches to cross a batch boundary.
-						half := len(log.recs) / 2
-						mustNoErr(t, s.(Restorer).RestoreBatch(log.recs[:half]))
-						mustNoErr(t, s.(Restorer).RestoreBatch(log.recs[half:]))
-						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(log.recs))}))
+						half := len(recs) / 2
+						mustNoErr(t, s.(Restorer).RestoreBatch(recs[:half]))
+						mustNoErr(t, s.(Restorer).RestoreBatch(recs[half:]))
+						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(recs))}))
 					}
+					s := storeInMode(t, mode, open, len(c.puts), put, restore)
 					defer s.Close()
 					for _, q := range c.queries {
 						if got := runWindowQuery(t, s, q); got != q.want {

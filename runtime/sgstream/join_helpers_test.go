@@ -61,49 +61,22 @@ type jdrv struct {
 
 func newJDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *jdrv {
 	t.Helper()
-	tp, err := NewTopology("app", build)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := NewTestDriver(tp, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return &jdrv{t, d}
+	return &jdrv{t, buildDriver(t, "app", build, opts...)}
 }
 
-// jNull marks a null key or value in pipe.
-const jNull = "\x00null"
+// jNull marks a null key or value in pipe; it is the tables' nullStr.
+const jNull = nullStr
 
-func jBytes(s string) []byte {
-	if s == jNull {
-		return nil
-	}
-	return []byte(s)
-}
+func jBytes(s string) []byte { return strBytes(s) }
 
 func (d *jdrv) pipe(topic, key, value string, ts int64) {
 	d.t.Helper()
-	if err := d.Pipe(RawRecord{Topic: topic, Partition: -1, Key: jBytes(key), Value: jBytes(value), Timestamp: ts}); err != nil {
-		d.t.Fatal(err)
-	}
+	pipeStrings(d.t, d.TestDriver, topic, key, value, ts)
 }
 
 // out returns and clears topic's output as "key:value@ts" ("null" for null).
 func (d *jdrv) out(topic string) []string {
-	var out []string
-	for _, r := range d.Output(topic) {
-		k, v := "null", "null"
-		if r.Key != nil {
-			k = string(r.Key)
-		}
-		if r.Value != nil {
-			v = string(r.Value)
-		}
-		out = append(out, fmt.Sprintf("%s:%s@%d", k, v, r.Timestamp))
-	}
-	return out
+	return formatOutput(d.Output(topic), ":", nil)
 }
 
 // expectOut checks and clears the output of topic "out".

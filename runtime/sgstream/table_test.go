@@ -20,7 +20,16 @@ type tdrv struct {
 
 func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
 	t.Helper()
-	tp, err := NewTopology("app", build)
+	return &tdrv{t, buildDriver(t, "app", build, opts...)}
+}
+
+// buildDriver builds a topology for appID and a TestDriver over it, failing
+// the test at once if either cannot be made, and closes the driver when the
+// test ends. Every driver wrapper in these tests (tdrv, jdrv, typedDriver)
+// starts here, so a failure to build is reported the same way everywhere.
+func buildDriver(t *testing.T, appID string, build func(b *Builder), opts ...DriverOpt) *TestDriver {
+	t.Helper()
+	tp, err := NewTopology(appID, build)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +38,7 @@ func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return &tdrv{t, d}
+	return d
 }
 
 // nullStr marks a null key or value in pipeS.
@@ -38,8 +47,16 @@ const nullStr = "\x00null"
 // pipeS pipes a record with string key and string value (nullStr = null).
 func (d *tdrv) pipeS(topic, key, value string, ts int64) {
 	d.t.Helper()
+	pipeStrings(d.t, d.TestDriver, topic, key, value, ts)
+}
+
+// pipeStrings pipes into d a record with string key and string value
+// (nullStr = null), failing the test if the driver refuses it. The join
+// (jdrv) and table (tdrv) helpers both pipe through it.
+func pipeStrings(t *testing.T, d *TestDriver, topic, key, value string, ts int64) {
+	t.Helper()
 	if err := d.Pipe(RawRecord{Topic: topic, Partition: -1, Key: strBytes(key), Value: strBytes(value), Timestamp: ts}); err != nil {
-		d.t.Fatal(err)
+		t.Fatal(err)
 	}
 }
 
@@ -53,11 +70,18 @@ func strBytes(s string) []byte {
 // outS returns topic's output as "key=value@ts" with string keys and values
 // decoded by dec (nil: string); null is "null".
 func (d *tdrv) outS(topic string, dec func([]byte) string) []string {
+	return formatOutput(d.Output(topic), "=", dec)
+}
+
+// formatOutput renders recs as "key<sep>value@ts", the key as a string, the
+// value decoded by dec (nil: string), and a null key or value as "null".
+// The join helpers use sep ":" and the table helpers "=".
+func formatOutput(recs []RawRecord, sep string, dec func([]byte) string) []string {
 	if dec == nil {
 		dec = func(b []byte) string { return string(b) }
 	}
 	var out []string
-	for _, r := range d.Output(topic) {
+	for _, r := range recs {
 		k, v := "null", "null"
 		if r.Key != nil {
 			k = string(r.Key)
@@ -65,7 +89,7 @@ func (d *tdrv) outS(topic string, dec func([]byte) string) []string {
 		if r.Value != nil {
 			v = dec(r.Value)
 		}
-		out = append(out, fmt.Sprintf("%s=%s@%d", k, v, r.Timestamp))
+		out = append(out, fmt.Sprintf("%s%s%s@%d", k, sep, v, r.Timestamp))
 	}
 	return out
 }

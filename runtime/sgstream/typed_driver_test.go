@@ -24,16 +24,7 @@ func (wordSerde) Decode(b []byte) (*word, error)             { return &word{stri
 
 func typedDriver(t *testing.T, build func(b *Builder), opts ...DriverOpt) *TestDriver {
 	t.Helper()
-	tp, err := NewTopology("typed-app", build)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := NewTestDriver(tp, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
+	return buildDriver(t, "typed-app", build, opts...)
 }
 
 func mustPipe[K, V any](t *testing.T, d *TestDriver, topic string, k serdes.Serde[K], v serdes.Serde[V], r Record[K, V], opts ...PipeOpt) {
