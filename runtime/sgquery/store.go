@@ -375,16 +375,24 @@ func (s *KeyValue[K, V]) Range(ctx context.Context, from, to *K, fn func(key K, 
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		k, err := s.key.Decode(e.key)
-		if err != nil {
-			return fmt.Errorf("streamgen: store %q: decode key: %w", s.name, err)
-		}
+	return eachKeyed(s.name, s.key, es, func(k K, e entry) error {
 		v, ts, err := decodeTimestamped(s.name, s.value, e.value)
 		if err != nil {
 			return err
 		}
-		if err := fn(k, v, ts); err != nil {
+		return fn(k, v, ts)
+	})
+}
+
+// eachKeyed visits scanned entries with their decoded keys: the scans of
+// the key-value and window stores decode keys alike and differ in values.
+func eachKeyed[K any](name string, key serdes.Serde[K], es []entry, fn func(K, entry) error) error {
+	for _, e := range es {
+		k, err := key.Decode(e.key)
+		if err != nil {
+			return fmt.Errorf("streamgen: store %q: decode key: %w", name, err)
+		}
+		if err := fn(k, e); err != nil {
 			return err
 		}
 	}
@@ -488,20 +496,13 @@ func (s *Window[K, V]) FetchAll(ctx context.Context, timeFrom, timeTo int64, fn 
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		k, err := s.key.Decode(e.key)
-		if err != nil {
-			return fmt.Errorf("streamgen: store %q: decode key: %w", s.name, err)
-		}
+	return eachKeyed(s.name, s.key, es, func(k K, e entry) error {
 		w, err := s.decode(e)
 		if err != nil {
 			return err
 		}
-		if err := fn(k, w); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(k, w)
+	})
 }
 
 // KeyMetadata is the partition that holds key and the instance running it.

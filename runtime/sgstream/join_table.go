@@ -253,52 +253,11 @@ func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, Change[V1]]) error {
 	}
 	nv, newNull := newOf(r.Value)
 	ov, oldNull := oldOf(j.l, r.Value)
-	sendOld := j.self.sendOld
-	var ch Change[VR]
-	ch.NewNull, ch.OldNull = true, true
-	ts := r.Timestamp
-	switch j.kind {
-	case InnerJoin:
-		if !found {
-			return nil
-		}
-		ts = max(ts, ts2)
-		if !newNull {
-			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
-		}
-		if sendOld && !oldNull {
-			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
-		}
-	case LeftJoin:
-		if !found {
-			if newNull && oldNull {
-				return nil
-			}
-			ts2 = unknownTimestamp
-		}
-		ts = max(ts, ts2)
-		if !newNull {
-			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
-		}
-		if sendOld && !oldNull {
-			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
-		}
-	default: // OuterJoin
-		if !found {
-			if newNull && oldNull {
-				return nil
-			}
-		} else {
-			ts = max(ts, ts2)
-		}
-		if found || !newNull {
-			ch.New, ch.NewNull = j.result(r.Key, nv, v2)
-		}
-		if sendOld && (found || !oldNull) {
-			ch.Old, ch.OldNull = j.result(r.Key, ov, v2)
-		}
-	}
-	return j.merge(r.Key, ch, ts, r.Headers)
+	return j.update(r.Key, r.Timestamp, r.Headers, sideUpdate[VR]{
+		found: found, otherTs: ts2, newNull: newNull, oldNull: oldNull,
+		joinNew: func() (VR, bool) { return j.result(r.Key, nv, v2) },
+		joinOld: func() (VR, bool) { return j.result(r.Key, ov, v2) },
+	})
 }
 
 // processRight handles an update of the right table: the same processors
@@ -313,49 +272,84 @@ func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, Change[V2]]) error {
 	}
 	nv, newNull := newOf(r.Value)
 	ov, oldNull := oldOf(j.r, r.Value)
+	return j.update(r.Key, r.Timestamp, r.Headers, sideUpdate[VR]{
+		right: true, found: found, otherTs: ts1, newNull: newNull, oldNull: oldNull,
+		joinNew: func() (VR, bool) { return j.result(r.Key, v1, nv) },
+		joinOld: func() (VR, bool) { return j.result(r.Key, v1, ov) },
+	})
+}
+
+// sideUpdate is an update of one side as the join sees it. The joiner is
+// behind closures so that both sides share update, each with its own
+// argument order, and so that it runs only where Kafka's processor calls it.
+type sideUpdate[VR any] struct {
+	right            bool  // the update is of the right table
+	found            bool  // the other side has a non-null row
+	otherTs          int64 // the other side's row timestamp, when found
+	newNull, oldNull bool  // this side's new and old values are null
+	joinNew, joinOld func() (VR, bool)
+}
+
+// update is the body that KTableKTable{Inner,Left,Right,Outer}Join share:
+// which of the new and old results are sent, and at which timestamp.
+func (j *tableJoin[K, V1, V2, VR]) update(key K, ts int64, headers []Header, u sideUpdate[VR]) error {
 	sendOld := j.self.sendOld
 	var ch Change[VR]
 	ch.NewNull, ch.OldNull = true, true
-	ts := r.Timestamp
-	switch j.kind {
-	case InnerJoin:
-		if !found {
+	switch {
+	case j.kind == InnerJoin:
+		if !u.found {
 			return nil
 		}
-		ts = max(ts, ts1)
-		if !newNull {
-			ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		ts = max(ts, u.otherTs)
+		if !u.newNull {
+			ch.New, ch.NewNull = u.joinNew()
 		}
-		if sendOld && !oldNull {
-			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+		if sendOld && !u.oldNull {
+			ch.Old, ch.OldNull = u.joinOld()
 		}
-	case LeftJoin:
+	case j.kind == LeftJoin && !u.right:
+		otherTs := u.otherTs
+		if !u.found {
+			if u.newNull && u.oldNull {
+				return nil
+			}
+			otherTs = unknownTimestamp
+		}
+		ts = max(ts, otherTs)
+		if !u.newNull {
+			ch.New, ch.NewNull = u.joinNew()
+		}
+		if sendOld && !u.oldNull {
+			ch.Old, ch.OldNull = u.joinOld()
+		}
+	case j.kind == LeftJoin:
 		// KTableKTableRightJoin: the left row decides; a deleted right row
 		// joins as null.
-		if !found {
+		if !u.found {
 			return nil
 		}
-		ts = max(ts, ts1)
-		ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		ts = max(ts, u.otherTs)
+		ch.New, ch.NewNull = u.joinNew()
 		if sendOld {
-			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+			ch.Old, ch.OldNull = u.joinOld()
 		}
 	default: // OuterJoin
-		if !found {
-			if newNull && oldNull {
+		if !u.found {
+			if u.newNull && u.oldNull {
 				return nil
 			}
 		} else {
-			ts = max(ts, ts1)
+			ts = max(ts, u.otherTs)
 		}
-		if found || !newNull {
-			ch.New, ch.NewNull = j.result(r.Key, v1, nv)
+		if u.found || !u.newNull {
+			ch.New, ch.NewNull = u.joinNew()
 		}
-		if sendOld && (found || !oldNull) {
-			ch.Old, ch.OldNull = j.result(r.Key, v1, ov)
+		if sendOld && (u.found || !u.oldNull) {
+			ch.Old, ch.OldNull = u.joinOld()
 		}
 	}
-	return j.merge(r.Key, ch, ts, r.Headers)
+	return j.merge(key, ch, ts, headers)
 }
 
 func (j *tableJoin[K, V1, V2, VR]) result(key K, v1 V1, v2 V2) (VR, bool) {
