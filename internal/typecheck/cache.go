@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cacheVersion changes whenever what the cache stores changes meaning.
@@ -234,8 +235,13 @@ func (c *cache) get(kind, key string, v any) bool {
 	if c.dir == "" || key == "" {
 		return false
 	}
-	b, err := os.ReadFile(filepath.Join(c.dir, kind, key))
-	return err == nil && json.Unmarshal(b, v) == nil
+	path := filepath.Join(c.dir, kind, key)
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, v) != nil {
+		return false
+	}
+	touch(path, time.Now())
+	return true
 }
 
 // put writes an entry through a temporary file and a rename, so that a
@@ -261,4 +267,5 @@ func (c *cache) put(kind, key string, v any) {
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, key)) != nil {
 		os.Remove(tmp.Name())
 	}
+	c.trim(time.Now())
 }
