@@ -10,7 +10,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-version=4.1.1
+version=4.4.0
 if [[ -f "$root/scripts/kafka/VERSION" ]]; then
   version="$(tr -d '[:space:]' < "$root/scripts/kafka/VERSION")"
 fi
