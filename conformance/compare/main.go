@@ -178,6 +178,7 @@ func (r *runner) run() (scenarios, sequences, differences int) {
 	if !r.opts.javaOnly {
 		r.checkDescribe(runnable)
 	}
+	r.checkDSL()
 	return scenarios, sequences, differences
 }
 

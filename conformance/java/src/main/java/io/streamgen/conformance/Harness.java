@@ -60,12 +60,16 @@ public final class Harness {
             Scenarios.ALL.keySet().forEach(System.out::println);
             return;
         }
+        if (args.length == 1 && args[0].equals("dsl-methods")) {
+            DslMethods.print();
+            return;
+        }
         if (args.length >= 2 && args[0].equals("describe")) {
             describe(args);
             return;
         }
         if (args.length < 5 || !args[0].equals("run") || (args.length - 2) % 3 != 0) {
-            System.err.println("usage: Harness list | Harness run SCENARIOS_DIR (NAME INPUT OUTPUT)...");
+            System.err.println("usage: Harness list | Harness dsl-methods | Harness describe NAME... | Harness run SCENARIOS_DIR (NAME INPUT OUTPUT)...");
             System.exit(2);
         }
         Path dir = Path.of(args[1]);
