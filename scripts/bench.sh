@@ -73,4 +73,5 @@ fi
 "$work/bin/harness" -bin-dir "$work/bin" -java-classpath "$javacp" \
 	-faust-python "$faust_py" -faust-script "$root/bench/faust/count.py" -faust-missing "$faust_missing" \
 	-work-dir "$work" -json bench/results.json -md docs/benchmarks.md -findings bench/findings.md \
-	-command "make bench${*:+ ARGS='$*'}" -broker-note "$broker_note" "$@"
+	-command "make bench${*:+ ARGS='$*'}" -broker-note "$broker_note" \
+	-kafka-streams-version "$(tr -d ' \n' <scripts/kafka/VERSION)" "$@"

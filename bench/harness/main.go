@@ -69,6 +69,7 @@ type config struct {
 	mdOut        string
 	command      string // how the run was started, for the report
 	brokerNote   string // how the broker runs, for the report
+	streamsVer   string // the Kafka Streams version the Java side was built with
 }
 
 func main() {
@@ -123,6 +124,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.mdOut, "md", "", "write the report here (docs/benchmarks.md)")
 	fs.StringVar(&c.command, "command", "make bench", "the command line to print in the report")
 	fs.StringVar(&c.brokerNote, "broker-note", "", "how the broker runs (printed in the report)")
+	fs.StringVar(&c.streamsVer, "kafka-streams-version", "", "the Kafka Streams version of the Java side (printed in the report; scripts/bench.sh passes scripts/kafka/VERSION)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

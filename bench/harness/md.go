@@ -47,7 +47,7 @@ is what one run on one machine can show.
 	if len(c.javaOpts) > 0 {
 		fmt.Fprintf(&b, "- Kafka Streams JVM options: `%s`\n", strings.Join(c.javaOpts, " "))
 	} else {
-		b.WriteString("- Kafka Streams: 4.1.1 with the JVM's default options (no heap limit, default collector and JIT)\n")
+		fmt.Fprintf(&b, "- Kafka Streams: %s with the JVM's default options (no heap limit, default collector and JIT)\n", c.streamsVer)
 	}
 	for _, x := range r.results {
 		if x.System == sysFaust {
