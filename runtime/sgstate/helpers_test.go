@@ -50,8 +50,15 @@ func initStore(t testing.TB, s Store, dir string, log ChangelogWriter) {
 
 func openKV(t testing.TB, v variant) (KeyValueStore, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "kv")
-	s := v.kv("kv")
+	return openStore(t, v.kv("kv"))
+}
+
+// openStore inits s in a fresh directory named after it, without a
+// changelog, and closes it when the test ends; it returns s and the
+// directory, for a reopen.
+func openStore[S Store](t testing.TB, s S) (S, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), s.Name())
 	initStore(t, s, dir, nil)
 	t.Cleanup(func() { s.Close() })
 	return s, dir

@@ -3,7 +3,6 @@ package sgstate
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -16,10 +15,8 @@ import (
 func TestWindowGetWithCommitsAndAborts(t *testing.T) {
 	for _, v := range variants() {
 		t.Run(v.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "w")
 			opts := WindowOptions{Retention: 1000, WindowSize: 100, SegmentInterval: 200}
-			s := v.window("w", opts)
-			initStore(t, s, dir, nil)
+			s, dir := openStore(t, v.window("w", opts))
 			r := rand.New(rand.NewPCG(7, 8))
 			var puts []wop
 			now := int64(0)
@@ -69,11 +66,8 @@ func TestWindowGetWithCommitsAndAborts(t *testing.T) {
 func TestWindowFetchAgainstModel(t *testing.T) {
 	for _, v := range variants() {
 		t.Run(v.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "w")
 			opts := WindowOptions{Retention: 1_000_000, WindowSize: 100, SegmentInterval: 200}
-			s := v.window("w", opts)
-			initStore(t, s, dir, nil)
-			defer s.Close()
+			s, _ := openStore(t, v.window("w", opts))
 			r := rand.New(rand.NewPCG(9, 10))
 			type win struct {
 				key   string
