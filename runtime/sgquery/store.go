@@ -469,20 +469,27 @@ func (s *Window[K, V]) decode(e entry) (WindowValue[V], error) {
 // Fetch visits key's windows that start in [timeFrom, timeTo] (ms, both
 // inclusive), ascending by start (Kafka Streams' WindowStore#fetch).
 func (s *Window[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(w WindowValue[V]) error) error {
-	kb, err := boundKey(s.src, s.name, s.key, key)
+	return fetchKey(ctx, &s.storeDef, s.src, s.key, key, timeFrom, timeTo, s.decode, fn)
+}
+
+// fetchKey reads key's entries with times in [timeFrom, timeTo] on its
+// partition and visits them decoded, in store order: the point reads of
+// window and session stores.
+func fetchKey[K, T any](ctx context.Context, d *storeDef, src Source, ser serdes.Serde[K], key K, timeFrom, timeTo int64, decode func(entry) (T, error), fn func(T) error) error {
+	kb, err := boundKey(src, d.name, ser, key)
 	if err != nil {
 		return err
 	}
-	es, _, err := s.pointRead(ctx, s.src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
+	es, _, err := d.pointRead(ctx, src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
 	if err != nil {
 		return err
 	}
 	for _, e := range es {
-		w, err := s.decode(e)
+		v, err := decode(e)
 		if err != nil {
 			return err
 		}
-		if err := fn(w); err != nil {
+		if err := fn(v); err != nil {
 			return err
 		}
 	}
@@ -544,24 +551,15 @@ func (s *Session[K, V]) On(src Source) *Session[K, V] {
 // timeFrom and start <= timeTo), ascending by end then start. Fetch(ctx,
 // key, 0, math.MaxInt64, fn) is Kafka Streams' SessionStore#fetch(key).
 func (s *Session[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(SessionValue[V]) error) error {
-	kb, err := boundKey(s.src, s.name, s.key, key)
+	return fetchKey(ctx, &s.storeDef, s.src, s.key, key, timeFrom, timeTo, s.decode, fn)
+}
+
+func (s *Session[K, V]) decode(e entry) (SessionValue[V], error) {
+	v, err := s.value.Decode(e.value)
 	if err != nil {
-		return err
+		return SessionValue[V]{}, fmt.Errorf("streamgen: store %q: decode value: %w", s.name, err)
 	}
-	es, _, err := s.pointRead(ctx, s.src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		v, err := s.value.Decode(e.value)
-		if err != nil {
-			return fmt.Errorf("streamgen: store %q: decode value: %w", s.name, err)
-		}
-		if err := fn(SessionValue[V]{Start: e.start, End: e.end, Value: v}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return SessionValue[V]{Start: e.start, End: e.end, Value: v}, nil
 }
 
 // KeyMetadata is the partition that holds key and the instance running it.
