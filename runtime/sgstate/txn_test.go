@@ -86,15 +86,7 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 			} else {
 				mustNoErr(t, s.Close())
 			}
-			s2 := NewPebbleKeyValue("kv", nil)
-			initStore(t, s2, dir, nil)
-			defer s2.Close()
-			if got := collectKV(t, s2.All); fmtPairs(got) != "[{a 1}]" {
-				t.Fatalf("after crash = %v", got)
-			}
-			if cp, _ := s2.(Transactional).Checkpoint(); cp["t/0"] != 1 {
-				t.Fatalf("checkpoint = %v", cp)
-			}
+			checkReopened(t, dir, "[{a 1}]", 1)
 		})
 	}
 }
@@ -193,13 +185,21 @@ func TestCommitSurvivesKill(t *testing.T) {
 	killed := filepath.Join(t.TempDir(), "killed")
 	mustNoErr(t, os.CopyFS(killed, os.DirFS(dir)))
 	mustNoErr(t, os.Remove(filepath.Join(killed, "LOCK")))
-	s2 := NewPebbleKeyValue("kv", nil)
-	initStore(t, s2, killed, nil)
-	defer s2.Close()
-	if got := collectKV(t, s2.All); fmtPairs(got) != "[{a 3}]" {
-		t.Fatalf("after kill = %v, want the last commit", got)
+	checkReopened(t, killed, "[{a 3}]", 3)
+}
+
+// checkReopened opens the Pebble key-value store in dir anew and checks
+// that it holds want (fmtPairs) and the checkpoint t/0: offset, those of
+// the last commit before the crash.
+func checkReopened(t *testing.T, dir, want string, offset int64) {
+	t.Helper()
+	s := NewPebbleKeyValue("kv", nil)
+	initStore(t, s, dir, nil)
+	defer s.Close()
+	if got := collectKV(t, s.All); fmtPairs(got) != want {
+		t.Fatalf("after the crash = %v, want %s (the last commit)", got, want)
 	}
-	if cp, _ := s2.(Transactional).Checkpoint(); cp["t/0"] != 3 {
-		t.Fatalf("checkpoint after kill = %v, want t/0: 3", cp)
+	if cp, _ := s.(Transactional).Checkpoint(); cp["t/0"] != offset {
+		t.Fatalf("checkpoint after the crash = %v, want t/0: %d", cp, offset)
 	}
 }
