@@ -34,6 +34,14 @@ func variants() []variant {
 	}
 }
 
+// eachVariant runs fn as a subtest for every variant.
+func eachVariant(t *testing.T, fn func(t *testing.T, v variant)) {
+	t.Helper()
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) { fn(t, v) })
+	}
+}
+
 // recLog records changelog writes.
 type recLog struct{ recs []ChangelogRecord }
 

@@ -9,55 +9,53 @@ import (
 )
 
 func TestStagingAbortAndCommit(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			log := &recLog{}
-			dir := filepath.Join(t.TempDir(), "kv")
-			s := v.kv("kv")
-			initStore(t, s, dir, log)
-			tx := s.(StateStore)
-			if cp, err := tx.Checkpoint(); cp != nil || err != nil {
-				t.Fatalf("fresh checkpoint = %v, %v", cp, err)
-			}
-			mustNoErr(t, s.Put([]byte("k"), []byte("old")))
-			mustNoErr(t, s.Put([]byte("gone"), []byte("x")))
-			mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 2}))
+	eachVariant(t, func(t *testing.T, v variant) {
+		log := &recLog{}
+		dir := filepath.Join(t.TempDir(), "kv")
+		s := v.kv("kv")
+		initStore(t, s, dir, log)
+		tx := s.(StateStore)
+		if cp, err := tx.Checkpoint(); cp != nil || err != nil {
+			t.Fatalf("fresh checkpoint = %v, %v", cp, err)
+		}
+		mustNoErr(t, s.Put([]byte("k"), []byte("old")))
+		mustNoErr(t, s.Put([]byte("gone"), []byte("x")))
+		mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 2}))
 
-			mustNoErr(t, s.Put([]byte("k"), []byte("new")))
-			mustNoErr(t, s.Delete([]byte("gone")))
-			mustNoErr(t, s.Put([]byte("fresh"), []byte("y")))
-			if got, _, _ := s.Get([]byte("k")); string(got) != "new" {
-				t.Fatalf("staged write not visible: %q", got)
-			}
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{fresh y} {k new}]" {
-				t.Fatalf("staged view = %v", got)
-			}
-			mustNoErr(t, tx.Abort())
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{gone x} {k old}]" {
-				t.Fatalf("after abort = %v", got)
-			}
-			if len(log.recs) != 5 || log.recs[3].Value != nil || string(log.recs[3].Key) != "gone" {
-				t.Fatalf("changelog = %+v", log.recs)
-			}
+		mustNoErr(t, s.Put([]byte("k"), []byte("new")))
+		mustNoErr(t, s.Delete([]byte("gone")))
+		mustNoErr(t, s.Put([]byte("fresh"), []byte("y")))
+		if got, _, _ := s.Get([]byte("k")); string(got) != "new" {
+			t.Fatalf("staged write not visible: %q", got)
+		}
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{fresh y} {k new}]" {
+			t.Fatalf("staged view = %v", got)
+		}
+		mustNoErr(t, tx.Abort())
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{gone x} {k old}]" {
+			t.Fatalf("after abort = %v", got)
+		}
+		if len(log.recs) != 5 || log.recs[3].Value != nil || string(log.recs[3].Key) != "gone" {
+			t.Fatalf("changelog = %+v", log.recs)
+		}
 
-			mustNoErr(t, s.Put([]byte("k"), []byte("committed")))
-			mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 7}))
-			if !v.persistent {
-				return
-			}
-			mustNoErr(t, s.Close())
-			s2 := v.kv("kv")
-			initStore(t, s2, dir, nil)
-			defer s2.Close()
-			if got := collectKV(t, s2.All); fmtPairs(got) != "[{gone x} {k committed}]" {
-				t.Fatalf("after reopen = %v", got)
-			}
-			cp, err := s2.(Transactional).Checkpoint()
-			if err != nil || cp["app-kv-changelog/0"] != 7 || len(cp) != 1 {
-				t.Fatalf("checkpoint after reopen = %v, %v", cp, err)
-			}
-		})
-	}
+		mustNoErr(t, s.Put([]byte("k"), []byte("committed")))
+		mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 7}))
+		if !v.persistent {
+			return
+		}
+		mustNoErr(t, s.Close())
+		s2 := v.kv("kv")
+		initStore(t, s2, dir, nil)
+		defer s2.Close()
+		if got := collectKV(t, s2.All); fmtPairs(got) != "[{gone x} {k committed}]" {
+			t.Fatalf("after reopen = %v", got)
+		}
+		cp, err := s2.(Transactional).Checkpoint()
+		if err != nil || cp["app-kv-changelog/0"] != 7 || len(cp) != 1 {
+			t.Fatalf("checkpoint after reopen = %v, %v", cp, err)
+		}
+	})
 }
 
 // TestCrashKeepsCommittedState: writes staged after the last commit never
@@ -92,41 +90,39 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 }
 
 func TestKeyValueRestore(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			log := &recLog{}
-			s, _ := openKV(t, v)
-			s.Close()
-			s = v.kv("kv")
-			initStore(t, s, filepath.Join(t.TempDir(), "kv"), log)
-			defer s.Close()
-			recs := []ChangelogRecord{
-				{Key: []byte("a"), Value: []byte("1")},
-				{Key: []byte("b"), Value: []byte("2")},
-				{Key: []byte("a"), Value: nil},
-				{Key: []byte("c"), Value: []byte("3")},
-			}
-			r := s.(StateStore)
-			mustNoErr(t, r.RestoreBatch(recs[:2]))
-			mustNoErr(t, r.RestoreBatch(recs[2:]))
-			mustNoErr(t, r.Commit(map[string]int64{"t/0": 4}))
-			if len(log.recs) != 0 {
-				t.Fatalf("restoration was logged: %v", log.recs)
-			}
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
-				t.Fatalf("restored = %v", got)
-			}
-			// Restored records are committed: an abort keeps them.
-			mustNoErr(t, r.Abort())
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
-				t.Fatalf("after abort = %v", got)
-			}
-			mustNoErr(t, s.Put([]byte("d"), []byte("4")))
-			if err := r.RestoreBatch(recs); !errors.Is(err, ErrStagedWrites) {
-				t.Fatalf("restore with staged writes: %v", err)
-			}
-		})
-	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		log := &recLog{}
+		s, _ := openKV(t, v)
+		s.Close()
+		s = v.kv("kv")
+		initStore(t, s, filepath.Join(t.TempDir(), "kv"), log)
+		defer s.Close()
+		recs := []ChangelogRecord{
+			{Key: []byte("a"), Value: []byte("1")},
+			{Key: []byte("b"), Value: []byte("2")},
+			{Key: []byte("a"), Value: nil},
+			{Key: []byte("c"), Value: []byte("3")},
+		}
+		r := s.(StateStore)
+		mustNoErr(t, r.RestoreBatch(recs[:2]))
+		mustNoErr(t, r.RestoreBatch(recs[2:]))
+		mustNoErr(t, r.Commit(map[string]int64{"t/0": 4}))
+		if len(log.recs) != 0 {
+			t.Fatalf("restoration was logged: %v", log.recs)
+		}
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
+			t.Fatalf("restored = %v", got)
+		}
+		// Restored records are committed: an abort keeps them.
+		mustNoErr(t, r.Abort())
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
+			t.Fatalf("after abort = %v", got)
+		}
+		mustNoErr(t, s.Put([]byte("d"), []byte("4")))
+		if err := r.RestoreBatch(recs); !errors.Is(err, ErrStagedWrites) {
+			t.Fatalf("restore with staged writes: %v", err)
+		}
+	})
 }
 
 func TestFingerprintMismatch(t *testing.T) {

@@ -223,55 +223,51 @@ func TestWindowChangelogFormat(t *testing.T) {
 }
 
 func TestWindowAbortRollsBackStreamTime(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
-			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
-			defer s.Close()
-			mustNoErr(t, s.Put([]byte("a"), 3, []byte("x")))
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			// A staged put far ahead expires a@3 and drops its segment...
-			mustNoErr(t, s.Put([]byte("a"), 100, []byte("y")))
-			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "100=y" {
-				t.Fatalf("staged = %q", got)
-			}
-			// ...and the abort brings both back.
-			mustNoErr(t, s.(Transactional).Abort())
-			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "3=x" {
-				t.Fatalf("after abort = %q", got)
-			}
-			if s.ObservedStreamTime() != 3 {
-				t.Fatalf("observed = %d", s.ObservedStreamTime())
-			}
-		})
-	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+		initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+		defer s.Close()
+		mustNoErr(t, s.Put([]byte("a"), 3, []byte("x")))
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		// A staged put far ahead expires a@3 and drops its segment...
+		mustNoErr(t, s.Put([]byte("a"), 100, []byte("y")))
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "100=y" {
+			t.Fatalf("staged = %q", got)
+		}
+		// ...and the abort brings both back.
+		mustNoErr(t, s.(Transactional).Abort())
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "3=x" {
+			t.Fatalf("after abort = %q", got)
+		}
+		if s.ObservedStreamTime() != 3 {
+			t.Fatalf("observed = %d", s.ObservedStreamTime())
+		}
+	})
 }
 
 // TestWindowSegmentsPhysicallyDropped checks that expiry frees storage, not
 // only hides entries: after advancing far, only the live segments remain in
 // the engine (both indexes).
 func TestWindowSegmentsPhysicallyDropped(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
-			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
-			defer s.Close()
-			for ts := int64(0); ts < 100; ts++ {
-				mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
-				if ts%10 == 0 {
-					mustNoErr(t, s.(Transactional).Commit(nil))
-				}
+	eachVariant(t, func(t *testing.T, v variant) {
+		s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+		initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+		defer s.Close()
+		for ts := int64(0); ts < 100; ts++ {
+			mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
+			if ts%10 == 0 {
+				mustNoErr(t, s.(Transactional).Commit(nil))
 			}
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			var raw int
-			eng := s.(*windowStore).eng
-			mustNoErr(t, eng.scan(nil, nil, false, func(_, _ []byte) error { raw++; return nil }))
-			// observed 99, live from 90; segment 18 starts at 90: 10 entries × 2 indexes.
-			if raw != 20 {
-				t.Fatalf("raw entries = %d, want 20", raw)
-			}
-		})
-	}
+		}
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		var raw int
+		eng := s.(*windowStore).eng
+		mustNoErr(t, eng.scan(nil, nil, false, func(_, _ []byte) error { raw++; return nil }))
+		// observed 99, live from 90; segment 18 starts at 90: 10 entries × 2 indexes.
+		if raw != 20 {
+			t.Fatalf("raw entries = %d, want 20", raw)
+		}
+	})
 }
 
 // checkGetMatchesFetch: WindowGetter.Get answers what a one-window
