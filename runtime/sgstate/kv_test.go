@@ -2,6 +2,7 @@ package sgstate
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -98,7 +99,7 @@ func TestKeyValueRanges(t *testing.T) {
 					got = append(got, string(k))
 					return nil
 				}))
-				if g := "[" + join(got) + "]"; g != c.want {
+				if g := "[" + strings.Join(got, " ") + "]"; g != c.want {
 					t.Fatalf("got %q, want %q", g, c.want)
 				}
 				n, err := s.ApproximateNumEntries()
@@ -108,17 +109,6 @@ func TestKeyValueRanges(t *testing.T) {
 			})
 		}
 	}
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += " "
-		}
-		out += x
-	}
-	return out
 }
 
 func TestKeyValueCallbackErrorAndWriteDuringScan(t *testing.T) {
