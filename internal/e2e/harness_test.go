@@ -581,21 +581,11 @@ func sequences(recs []outRec) map[string][]string {
 // order, and describes the first differences ("" when equal).
 func diffSequences(want, got []outRec) string {
 	w, g := sequences(want), sequences(got)
-	keys := map[string]bool{}
-	for k := range w {
-		keys[k] = true
-	}
-	for k := range g {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	both := maps.Clone(w)
+	maps.Copy(both, g) // for its keys
 	var sb strings.Builder
 	n := 0
-	for _, k := range sorted {
+	for _, k := range slices.Sorted(maps.Keys(both)) {
 		ws, gs := w[k], g[k]
 		if strings.Join(ws, "\n") == strings.Join(gs, "\n") {
 			continue
@@ -610,7 +600,7 @@ func diffSequences(want, got []outRec) string {
 		fmt.Fprintf(&sb, "... and %d more keys differ\n", n-8)
 	}
 	if n > 0 {
-		return fmt.Sprintf("%d of %d keys differ (replay %d records, run %d records):\n%s", n, len(sorted), len(want), len(got), sb.String())
+		return fmt.Sprintf("%d of %d keys differ (replay %d records, run %d records):\n%s", n, len(both), len(want), len(got), sb.String())
 	}
 	return ""
 }
