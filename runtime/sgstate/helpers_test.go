@@ -42,6 +42,23 @@ func eachVariant(t *testing.T, fn func(t *testing.T, v variant)) {
 	}
 }
 
+// eachMode runs fn as the subtest variant/mode/case for every variant,
+// every storeMode it supports (only a persistent store can be reopened) and
+// every case, which name names.
+func eachMode[C any](t *testing.T, cases []C, name func(C) string, fn func(t *testing.T, v variant, mode string, c C)) {
+	t.Helper()
+	for _, v := range variants() {
+		for _, mode := range storeModes {
+			if mode == "reopened" && !v.persistent {
+				continue
+			}
+			for _, c := range cases {
+				t.Run(v.name+"/"+mode+"/"+name(c), func(t *testing.T) { fn(t, v, mode, c) })
+			}
+		}
+	}
+}
+
 // recLog records changelog writes.
 type recLog struct{ recs []ChangelogRecord }
 

@@ -168,44 +168,35 @@ func runWindowQuery(t *testing.T, s WindowStore, q wq) string {
 var storeModes = []string{"staged", "committed", "reopened", "restored"}
 
 func TestWindowStore(t *testing.T) {
-	for _, v := range variants() {
-		for _, mode := range storeModes {
-			if mode == "reopened" && !v.persistent {
-				continue
+	eachMode(t, windowCases, func(c windowCase) string { return c.name }, func(t *testing.T, v variant, mode string, c windowCase) {
+		open := func() WindowStore { return v.window("w", c.opts) }
+		put := func(s WindowStore, i int) {
+			p := c.puts[i]
+			var val []byte
+			if !p.del {
+				val = []byte(p.val)
 			}
-			for _, c := range windowCases {
-				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
-					open := func() WindowStore { return v.window("w", c.opts) }
-					put := func(s WindowStore, i int) {
-						p := c.puts[i]
-						var val []byte
-						if !p.del {
-							val = []byte(p.val)
-						}
-						mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
-					}
-					restore := func(s WindowStore, recs []ChangelogRecord) {
-						// Replay in two batches to cross a batch boundary.
-						half := len(recs) / 2
-						mustNoErr(t, s.(Restorer).RestoreBatch(recs[:half]))
-						mustNoErr(t, s.(Restorer).RestoreBatch(recs[half:]))
-						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(recs))}))
-					}
-					s := storeInMode(t, mode, open, len(c.puts), put, restore)
-					defer s.Close()
-					for _, q := range c.queries {
-						if got := runWindowQuery(t, s, q); got != q.want {
-							t.Errorf("%s %q [%d,%d] = %q, want %q", q.kind, q.key, q.from, q.to, got, q.want)
-						}
-					}
-					if got := s.ObservedStreamTime(); got != c.observed {
-						t.Errorf("observed stream time = %d, want %d", got, c.observed)
-					}
-					checkGetMatchesFetch(t, s, c.puts)
-				})
+			mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
+		}
+		restore := func(s WindowStore, recs []ChangelogRecord) {
+			// Replay in two batches to cross a batch boundary.
+			half := len(recs) / 2
+			mustNoErr(t, s.(Restorer).RestoreBatch(recs[:half]))
+			mustNoErr(t, s.(Restorer).RestoreBatch(recs[half:]))
+			mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(recs))}))
+		}
+		s := storeInMode(t, mode, open, len(c.puts), put, restore)
+		defer s.Close()
+		for _, q := range c.queries {
+			if got := runWindowQuery(t, s, q); got != q.want {
+				t.Errorf("%s %q [%d,%d] = %q, want %q", q.kind, q.key, q.from, q.to, got, q.want)
 			}
 		}
-	}
+		if got := s.ObservedStreamTime(); got != c.observed {
+			t.Errorf("observed stream time = %d, want %d", got, c.observed)
+		}
+		checkGetMatchesFetch(t, s, c.puts)
+	})
 }
 
 func TestWindowChangelogFormat(t *testing.T) {
