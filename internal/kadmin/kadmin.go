@@ -72,6 +72,7 @@ func NotLed(md kadm.Metadata, want map[string]int32) error {
 // reason.
 func WaitLed(ctx context.Context, adm *kadm.Client, want map[string]int32, poll time.Duration) error {
 	names := slices.Sorted(maps.Keys(want))
+	var last error
 	for {
 		md, err := adm.Metadata(ctx, names...)
 		if err == nil {
@@ -79,9 +80,13 @@ func WaitLed(ctx context.Context, adm *kadm.Client, want map[string]int32, poll 
 				return nil
 			}
 		}
+		// A request cut short by ctx says less than the reason before it.
+		if last == nil || ctx.Err() == nil {
+			last = err
+		}
 		select {
 		case <-ctx.Done():
-			return errors.Join(ctx.Err(), err)
+			return errors.Join(ctx.Err(), last)
 		case <-time.After(poll):
 		}
 	}

@@ -52,7 +52,7 @@ func TestChores(t *testing.T) {
 	if got != "app-b-changelog input" {
 		t.Errorf("topics after DeleteAppTopics = %q", got)
 	}
-	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
 	defer cancelShort()
 	err = WaitLed(short, adm, map[string]int32{"input": 4}, 10*time.Millisecond)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `topic "input": 3 of 4 partitions in metadata`) {
