@@ -23,6 +23,23 @@ func buildApp(t *testing.T) string {
 	return bin
 }
 
+// runOnce runs cfg, which asks for one run, logs the summary and returns
+// the run's result; a failed run fails t, saying replay (a format taking the
+// seed) to reproduce it.
+func runOnce(t *testing.T, cfg Config, replay string) Result {
+	t.Helper()
+	sum, results := Run(context.Background(), cfg)
+	t.Log(sum)
+	if len(results) != 1 {
+		t.Fatalf("%d results", len(results))
+	}
+	r := results[0]
+	if r.Err != nil {
+		t.Fatalf("run failed ("+replay+"): %v", r.Seed, r.Err)
+	}
+	return r
+}
+
 // TestChaosShort is `make chaos` in small: one run of 20 000 records,
 // two kill -9s of instances that hold open transactions, a clean restart
 // in between, then Kafka's EOS verifier. It runs on the shared broker.
@@ -35,15 +52,7 @@ func TestChaosShort(t *testing.T) {
 		// do not (static membership gives them back at once).
 		SessionTimeout: 6 * time.Second, MaxDown: 9 * time.Second, CatchUp: 3 * time.Minute,
 	}
-	sum, results := Run(context.Background(), cfg)
-	t.Log(sum)
-	if len(results) != 1 {
-		t.Fatalf("%d results", len(results))
-	}
-	r := results[0]
-	if r.Err != nil {
-		t.Fatalf("run failed (replay with go run ./chaos/cmd/chaos -seed %d -runs 1 -records 20000 -rate 1000 -keys 500 -kills 2 -session-timeout 6s -max-down 9s): %v", r.Seed, r.Err)
-	}
+	r := runOnce(t, cfg, "replay with go run ./chaos/cmd/chaos -seed %d -runs 1 -records 20000 -rate 1000 -keys 500 -kills 2 -session-timeout 6s -max-down 9s")
 	if r.Records != 20_000 || r.Kills != 2 || r.Lost != 0 || r.Dup != 0 {
 		t.Fatalf("want 20000 records, 2 kills, 0 lost, 0 duplicated: %v", r)
 	}
@@ -136,14 +145,7 @@ func TestChaosBrokerFaults(t *testing.T) {
 		SessionTimeout: 10 * time.Second, MaxDown: 3 * time.Second, CatchUp: 5 * time.Minute,
 		BrokerFaults: 1, Broker: ScriptBroker{Script: script, Dir: b.Dir},
 	}
-	_, results := Run(context.Background(), cfg)
-	if len(results) != 1 {
-		t.Fatalf("%d results", len(results))
-	}
-	r := results[0]
-	if r.Err != nil {
-		t.Fatalf("run failed (seed %d): %v", r.Seed, r.Err)
-	}
+	r := runOnce(t, cfg, "seed %d")
 	if r.Records != 20_000 || r.BrokerKills != 2 || r.Lost != 0 || r.Dup != 0 {
 		t.Fatalf("want 20000 records, 2 broker kills (at start and mid-run), 0 lost, 0 duplicated: %v", r)
 	}

@@ -21,8 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/kadmin"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -544,48 +544,18 @@ func resetTopics(ctx context.Context, brokers []string, appID string) error {
 	if _, err := adm.DeleteTopics(ctx, names...); err != nil {
 		return fmt.Errorf("deleting topics: %w", err)
 	}
+	want := map[string]int32{}
 	for _, name := range names {
-		for {
-			resp, err := adm.CreateTopic(ctx, partitions, 1, nil, name)
-			if err == nil {
-				err = resp.Err
-			}
-			if err == nil {
-				break
-			}
-			// A topic deleted a moment ago may still be on its way out.
-			if !errors.Is(err, kerr.TopicAlreadyExists) || ctx.Err() != nil {
-				return fmt.Errorf("creating topic %q: %w", name, err)
-			}
-			time.Sleep(200 * time.Millisecond)
+		if err := kadmin.Create(ctx, adm, name, partitions); err != nil {
+			return fmt.Errorf("creating topic %q: %w", name, err)
 		}
+		want[name] = partitions
 	}
 	// Every partition led before the run starts.
-	for {
-		md, err := adm.Metadata(ctx, names...)
-		ready := err == nil
-		if ready {
-			for _, n := range names {
-				td, ok := md.Topics[n]
-				if !ok || td.Err != nil || len(td.Partitions) != partitions {
-					ready = false
-					break
-				}
-				for _, p := range td.Partitions {
-					if p.Err != nil || p.Leader < 0 {
-						ready = false
-					}
-				}
-			}
-		}
-		if ready {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("topics not ready: %w", ctx.Err())
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := kadmin.WaitLed(ctx, adm, want, 100*time.Millisecond); err != nil {
+		return fmt.Errorf("topics not ready: %w", err)
 	}
+	return nil
 }
 
 // deleteTopics removes a passed run's internal topics so that many runs
@@ -598,19 +568,7 @@ func deleteTopics(ctx context.Context, brokers []string, appID string) {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	all, err := adm.ListTopics(ctx)
-	if err != nil {
-		return
-	}
-	var mine []string
-	for _, t := range all.Names() {
-		if strings.HasPrefix(t, appID+"-") {
-			mine = append(mine, t)
-		}
-	}
-	if len(mine) > 0 {
-		adm.DeleteTopics(ctx, mine...)
-	}
+	kadmin.DeleteAppTopics(ctx, adm, appID)
 }
 
 func endTotal(ctx context.Context, brokers []string, topic string) (int64, error) {

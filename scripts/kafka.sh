@@ -442,32 +442,30 @@ signal_and_wait() {
 	return 1
 }
 
-cmd_stop() {
-	local d pid
-	d=$(state_dir "${1:-}")
+# end_broker DIR SIGNAL DONE ends DIR's broker: with TERM it asks first and
+# kills after stop_timeout, with KILL it crashes it at once (cmd_kill9, for
+# recovery tests); DONE is the verb of the final log line.
+end_broker() {
+	local d pid signal=$2
+	d=$(state_dir "$1")
 	if ! pid=$(pid_of "$d"); then
 		log "no broker running in $d"
 		return 0
 	fi
-	if ! signal_and_wait "$pid" TERM "$stop_timeout"; then
+	if [[ $signal == TERM ]] && ! signal_and_wait "$pid" TERM "$stop_timeout"; then
 		log "broker $pid ignored SIGTERM for ${stop_timeout}s; killing it"
+		signal=KILL
+	fi
+	if [[ $signal == KILL ]]; then
 		signal_and_wait "$pid" KILL 30 || die "broker $pid survived SIGKILL"
 	fi
 	rm -f "$d/broker.pid"
-	log "stopped broker in $d"
+	log "$3 broker in $d"
 }
 
-cmd_kill9() {
-	local d pid
-	d=$(state_dir "${1:-}")
-	if ! pid=$(pid_of "$d"); then
-		log "no broker running in $d"
-		return 0
-	fi
-	signal_and_wait "$pid" KILL 30 || die "broker $pid survived SIGKILL"
-	rm -f "$d/broker.pid"
-	log "killed broker in $d"
-}
+cmd_stop() { end_broker "${1:-}" TERM stopped; }
+
+cmd_kill9() { end_broker "${1:-}" KILL killed; }
 
 cmd_restart() {
 	local d

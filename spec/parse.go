@@ -363,24 +363,34 @@ func (p *parser) typeNameOK(pos Pos, what, name string) bool {
 	return true
 }
 
-func (p *parser) declareEnums(n *yaml.Node) []declNode {
+// declareTypes walks the entries of the enums or records section, which
+// ctx names: each name must be a type name, then declare records it (or
+// reports why not and returns false). Declaring every name before resolving
+// any lets types refer to each other in any order.
+func (p *parser) declareTypes(n *yaml.Node, ctx, what string, declare func(name string, pos Pos) bool) []declNode {
 	if n == nil {
 		return nil
 	}
-	es, ok := p.entries(n, "enums")
+	es, ok := p.entries(n, ctx)
 	if !ok {
 		return nil
 	}
 	var out []declNode
 	for _, e := range es {
-		name := e.key.Value
-		if !p.typeNameOK(p.pos(e.key), "enum", name) {
+		name, pos := e.key.Value, p.pos(e.key)
+		if !p.typeNameOK(pos, what, name) || !declare(name, pos) {
 			continue
 		}
-		p.enums[name] = &Enum{Pos: p.pos(e.key), Name: name}
 		out = append(out, declNode{name, e.key, e.val})
 	}
 	return out
+}
+
+func (p *parser) declareEnums(n *yaml.Node) []declNode {
+	return p.declareTypes(n, "enums", "enum", func(name string, pos Pos) bool {
+		p.enums[name] = &Enum{Pos: pos, Name: name}
+		return true
+	})
 }
 
 func (p *parser) resolveEnums(decls []declNode) {
@@ -443,27 +453,14 @@ func (p *parser) resolveEnums(decls []declNode) {
 // ---- records ----
 
 func (p *parser) declareRecords(n *yaml.Node) []declNode {
-	if n == nil {
-		return nil
-	}
-	es, ok := p.entries(n, "records")
-	if !ok {
-		return nil
-	}
-	var out []declNode
-	for _, e := range es {
-		name := e.key.Value
-		if !p.typeNameOK(p.pos(e.key), "record", name) {
-			continue
-		}
+	return p.declareTypes(n, "records", "record", func(name string, pos Pos) bool {
 		if en := p.enums[name]; en != nil {
-			p.errf(p.pos(e.key), "record %q: name is already used by an enum (at %d:%d)", name, en.Pos.Line, en.Pos.Col)
-			continue
+			p.errf(pos, "record %q: name is already used by an enum (at %d:%d)", name, en.Pos.Line, en.Pos.Col)
+			return false
 		}
-		p.records[name] = &Record{Pos: p.pos(e.key), Name: name}
-		out = append(out, declNode{name, e.key, e.val})
-	}
-	return out
+		p.records[name] = &Record{Pos: pos, Name: name}
+		return true
+	})
 }
 
 func (p *parser) resolveRecords(decls []declNode) {

@@ -75,6 +75,21 @@ func (l *typeLexer) expect(want string) error {
 	return nil
 }
 
+// between parses a type that stands between the tokens open and close.
+func (l *typeLexer) between(open, close string) (*typeExpr, error) {
+	if err := l.expect(open); err != nil {
+		return nil, err
+	}
+	e, err := l.parse()
+	if err != nil {
+		return nil, err
+	}
+	if err := l.expect(close); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
 func (l *typeLexer) parse() (*typeExpr, error) {
 	tok := l.next()
 	if tok == "" {
@@ -85,14 +100,8 @@ func (l *typeLexer) parse() (*typeExpr, error) {
 	}
 	switch tok {
 	case "optional", "list", "windowed", "session_windowed":
-		if err := l.expect("<"); err != nil {
-			return nil, err
-		}
-		e, err := l.parse()
+		e, err := l.between("<", ">")
 		if err != nil {
-			return nil, err
-		}
-		if err := l.expect(">"); err != nil {
 			return nil, err
 		}
 		return &typeExpr{ctor: tok, elem: e}, nil
@@ -107,14 +116,8 @@ func (l *typeLexer) parse() (*typeExpr, error) {
 		if k.ctor != "" || k.name != "string" {
 			return nil, fmt.Errorf("map keys must be string")
 		}
-		if err := l.expect(","); err != nil {
-			return nil, err
-		}
-		e, err := l.parse()
+		e, err := l.between(",", ">")
 		if err != nil {
-			return nil, err
-		}
-		if err := l.expect(">"); err != nil {
 			return nil, err
 		}
 		return &typeExpr{ctor: "map", elem: e}, nil

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/kadmin"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,57 +34,21 @@ func recreateTopic(ctx context.Context, adm *kadm.Client, topic string, partitio
 	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := adm.CreateTopic(ctx, partitions, 1, nil, topic)
-		if err == nil && resp.Err == nil {
-			break
-		}
-		if err == nil {
-			err = resp.Err
-		}
-		// A deleted topic lingers for a moment.
-		if !errors.Is(err, kerr.TopicAlreadyExists) || time.Now().After(deadline) {
-			return fmt.Errorf("create %s: %w", topic, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := kadmin.Create(ctx, adm, topic, partitions); err != nil {
+		return fmt.Errorf("create %s: %w", topic, err)
 	}
-	for time.Now().Before(deadline) {
-		md, err := adm.Metadata(ctx, topic)
-		if err == nil {
-			if td, ok := md.Topics[topic]; ok && td.Err == nil && len(td.Partitions) == int(partitions) {
-				ready := true
-				for _, p := range td.Partitions {
-					if p.Leader < 0 || p.Err != nil {
-						ready = false
-					}
-				}
-				if ready {
-					return nil
-				}
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := kadmin.WaitLed(ctx, adm, map[string]int32{topic: partitions}, 100*time.Millisecond); err != nil {
+		return fmt.Errorf("topic %s has no leaders after a minute", topic)
 	}
-	return fmt.Errorf("topic %s has no leaders after a minute", topic)
+	return nil
 }
 
 // deleteAppTopics removes the internal topics of an application id (its
 // changelogs and repartition topics), so runs don't pile them up.
 func deleteAppTopics(ctx context.Context, adm *kadm.Client, appID string) {
-	tds, err := adm.ListTopics(ctx)
-	if err != nil {
-		return
-	}
-	var del []string
-	for _, name := range tds.Names() {
-		if strings.HasPrefix(name, appID+"-") {
-			del = append(del, name)
-		}
-	}
-	if len(del) > 0 {
-		adm.DeleteTopics(ctx, del...)
-	}
+	kadmin.DeleteAppTopics(ctx, adm, appID)
 	adm.DeleteGroups(ctx, appID)
 }
 

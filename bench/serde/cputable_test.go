@@ -28,11 +28,7 @@ func TestCPUTable(t *testing.T) {
 	if !*cpuTable {
 		t.Skip("run with -cputable")
 	}
-	type variant struct {
-		name string
-		fn   func(*testing.B, bool, bool)
-	}
-	variants := []variant{{"streamgen", benchStreamgen}, {"msgpackv5", benchMsgpackV5}, {"tinylibmsgp", benchTinylib}}
+	variants := codecs()
 	modes := []struct {
 		name           string
 		encode, decode bool
@@ -48,7 +44,7 @@ func TestCPUTable(t *testing.T) {
 				res := testing.Benchmark(func(b *testing.B) {
 					b.N = n
 					start := processCPU()
-					v.fn(b, m.encode, m.decode)
+					v.bench(b, m.encode, m.decode)
 					cpu = processCPU() - start
 				})
 				per := cpu / time.Duration(res.N)

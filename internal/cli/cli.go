@@ -129,6 +129,15 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// parseAndLoad parses args with fs, then loads the spec c names: prog is
+// nil when either step ends the command, with code its exit code.
+func parseAndLoad(fs *flag.FlagSet, args []string, c *commonFlags, stderr io.Writer) (prog *spec.Program, code int) {
+	if code, ok := parseFlags(fs, args); !ok {
+		return nil, code
+	}
+	return load(c, stderr)
+}
+
 // load parses the spec and reports diagnostics on stderr.
 func load(c *commonFlags, stderr io.Writer) (*spec.Program, int) {
 	src, err := os.ReadFile(c.spec)
@@ -157,10 +166,7 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	if check {
 		fs.StringVar(&against, "against", "", "instead, compare the spec with an older one: a spec file, or a git revision (the spec's path at that revision); exit 1 on breaking changes")
 	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	prog, code := load(&c, stderr)
+	prog, code := parseAndLoad(fs, args, &c, stderr)
 	if prog == nil {
 		return code
 	}
@@ -320,10 +326,7 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 	var format string
 	fs := newFlagSet("describe", "Prints the topology: sub-topologies, sources, processors, stores and sinks.", stderr, stdout, &c)
 	fs.StringVar(&format, "format", "text", "output format: text, mermaid (a flowchart for Markdown) or dot (Graphviz: dot -Tsvg)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	prog, code := load(&c, stderr)
+	prog, code := parseAndLoad(fs, args, &c, stderr)
 	if prog == nil {
 		return code
 	}

@@ -89,31 +89,17 @@ func replayFinalCounts(t *testing.T, bin string, orders []countOrder) map[string
 // calling at(i) before record i (to stop and start instances mid-run).
 func produceAtPace(t *testing.T, orders []countOrder, perSecond int, at func(i int)) {
 	t.Helper()
-	cl := newProducer(t)
-	var failed atomic.Value
 	start := time.Now()
-	for i, o := range orders {
+	produceEach(t, newProducer(t), len(orders), 60*time.Second, func(i int) *kgo.Record {
 		if at != nil {
 			at(i)
 		}
 		if d := time.Duration(i) * time.Second / time.Duration(perSecond); time.Since(start) < d {
 			time.Sleep(d - time.Since(start))
 		}
-		r := &kgo.Record{Topic: "orders", Partition: partitionOf(o.id, 4), Key: []byte(o.id), Value: o.encode(), Timestamp: time.UnixMilli(o.ts)}
-		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
-			if err != nil {
-				failed.CompareAndSwap(nil, err)
-			}
-		})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := cl.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err, _ := failed.Load().(error); err != nil {
-		t.Fatalf("producing orders: %v", err)
-	}
+		o := orders[i]
+		return &kgo.Record{Topic: "orders", Partition: partitionOf(o.id, 4), Key: []byte(o.id), Value: o.encode(), Timestamp: time.UnixMilli(o.ts)}
+	})
 }
 
 // topicWatcher follows a topic read_committed and counts its records.

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/kadmin"
 	"github.com/streamgen/streamgen/internal/kafkatest"
 	"github.com/streamgen/streamgen/spec"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -195,35 +198,8 @@ func admin(t testing.TB) *kadm.Client {
 
 func waitLeaders(t testing.TB, ctx context.Context, adm *kadm.Client, topics map[string]int32) {
 	t.Helper()
-	names := make([]string, 0, len(topics))
-	for n := range topics {
-		names = append(names, n)
-	}
-	for {
-		md, err := adm.Metadata(ctx, names...)
-		ready := err == nil
-		for _, n := range names {
-			if !ready {
-				break
-			}
-			td, ok := md.Topics[n]
-			if !ok || td.Err != nil || int32(len(td.Partitions)) != topics[n] {
-				ready = false
-				break
-			}
-			for _, p := range td.Partitions {
-				if p.Err != nil || p.Leader < 0 {
-					ready = false
-				}
-			}
-		}
-		if ready {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("topics %v have no leaders: %v", names, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := kadmin.WaitLed(ctx, adm, topics, 50*time.Millisecond); err != nil {
+		t.Fatalf("topics %v have no leaders: %v", slices.Sorted(maps.Keys(topics)), err)
 	}
 }
 
@@ -605,21 +581,11 @@ func sequences(recs []outRec) map[string][]string {
 // order, and describes the first differences ("" when equal).
 func diffSequences(want, got []outRec) string {
 	w, g := sequences(want), sequences(got)
-	keys := map[string]bool{}
-	for k := range w {
-		keys[k] = true
-	}
-	for k := range g {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	both := maps.Clone(w)
+	maps.Copy(both, g) // for its keys
 	var sb strings.Builder
 	n := 0
-	for _, k := range sorted {
+	for _, k := range slices.Sorted(maps.Keys(both)) {
 		ws, gs := w[k], g[k]
 		if strings.Join(ws, "\n") == strings.Join(gs, "\n") {
 			continue
@@ -634,7 +600,7 @@ func diffSequences(want, got []outRec) string {
 		fmt.Fprintf(&sb, "... and %d more keys differ\n", n-8)
 	}
 	if n > 0 {
-		return fmt.Sprintf("%d of %d keys differ (replay %d records, run %d records):\n%s", n, len(sorted), len(want), len(got), sb.String())
+		return fmt.Sprintf("%d of %d keys differ (replay %d records, run %d records):\n%s", n, len(both), len(want), len(got), sb.String())
 	}
 	return ""
 }

@@ -89,21 +89,28 @@ func clicks(n int, partitions int32) []*kgo.Record {
 func produceAll(t *testing.T, recs []*kgo.Record) {
 	t.Helper()
 	cl := newProducer(t, kgo.MaxBufferedRecords(100000))
+	produceEach(t, cl, len(recs), 5*time.Minute, func(i int) *kgo.Record { return recs[i] })
+}
+
+// produceEach produces the n records next returns without waiting for
+// each, then flushes within timeout; the first failure fails t.
+func produceEach(t *testing.T, cl *kgo.Client, n int, timeout time.Duration, next func(i int) *kgo.Record) {
+	t.Helper()
 	var failed atomic.Value
-	for _, r := range recs {
-		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
+	for i := 0; i < n; i++ {
+		cl.Produce(context.Background(), next(i), func(_ *kgo.Record, err error) {
 			if err != nil {
 				failed.CompareAndSwap(nil, err)
 			}
 		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := cl.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err, _ := failed.Load().(error); err != nil {
-		t.Fatal(err)
+		t.Fatalf("producing: %v", err)
 	}
 }
 

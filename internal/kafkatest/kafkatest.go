@@ -18,13 +18,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/kadmin"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -167,47 +167,11 @@ func deleteTopic(t testing.TB, adm *kadm.Client, topic string) {
 	}
 }
 
-// waitForLeaders returns once every partition has a leader. CreateTopics answers when the
-// controller has recorded the topic, slightly before the broker serves it; waiting here
-// keeps that race out of every test's first produce.
+// waitForLeaders returns once every partition has a leader (see
+// kadmin.NotLed).
 func waitForLeaders(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
-	var last error
-	for {
-		md, err := adm.Metadata(ctx, topic)
-		if err == nil {
-			last = leadersReady(md, topic, partitions)
-			if last == nil {
-				return nil
-			}
-		} else {
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("partitions have no leader: %w", errors.Join(ctx.Err(), last))
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-func leadersReady(md kadm.Metadata, topic string, partitions int32) error {
-	td, ok := md.Topics[topic]
-	if !ok {
-		return errors.New("not in metadata yet")
-	}
-	if td.Err != nil {
-		return td.Err
-	}
-	if int32(len(td.Partitions)) != partitions {
-		return fmt.Errorf("%d of %d partitions in metadata", len(td.Partitions), partitions)
-	}
-	for _, p := range td.Partitions {
-		if p.Err != nil {
-			return p.Err
-		}
-		if p.Leader < 0 {
-			return fmt.Errorf("partition %d has no leader", p.Partition)
-		}
+	if err := kadmin.WaitLed(ctx, adm, map[string]int32{topic: partitions}, 50*time.Millisecond); err != nil {
+		return fmt.Errorf("partitions have no leader: %w", err)
 	}
 	return nil
 }

@@ -2,16 +2,13 @@ package textdiff
 
 import "testing"
 
-func TestUnifiedEqual(t *testing.T) {
-	if d := Unified("a", "b", "x\ny\n", "x\ny\n"); d != "" {
-		t.Fatalf("equal inputs gave a diff:\n%s", d)
-	}
-}
-
-func TestUnifiedChange(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n"
-	b := "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n"
-	want := `--- a
+func TestUnified(t *testing.T) {
+	for _, c := range []struct {
+		name, a, b string
+		want       string
+	}{
+		{"equal", "x\ny\n", "x\ny\n", ""},
+		{"change", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n", `--- a
 +++ b
 @@ -2,8 +2,9 @@
  2
@@ -24,17 +21,9 @@ func TestUnifiedChange(t *testing.T) {
  8
  9
 +10
-`
-	if got := Unified("a", "b", a, b); got != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestUnifiedSeparateHunks(t *testing.T) {
-	a := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n"
-	b := "A\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\n"
-	want := `--- x
-+++ y
+`},
+		{"separate hunks", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n", "A\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\n", `--- a
++++ b
 @@ -1,4 +1,4 @@
 -a
 +A
@@ -47,15 +36,11 @@ func TestUnifiedSeparateHunks(t *testing.T) {
  k
 -l
 +L
-`
-	if got := Unified("x", "y", a, b); got != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestUnifiedFromEmpty(t *testing.T) {
-	want := "--- a\n+++ b\n@@ -1,0 +1,2 @@\n+x\n+y\n"
-	if got := Unified("a", "b", "", "x\ny\n"); got != want {
-		t.Fatalf("got:\n%q\nwant:\n%q", got, want)
+`},
+		{"from empty", "", "x\ny\n", "--- a\n+++ b\n@@ -1,0 +1,2 @@\n+x\n+y\n"},
+	} {
+		if got := Unified("a", "b", c.a, c.b); got != c.want {
+			t.Errorf("%s: got:\n%q\nwant:\n%q", c.name, got, c.want)
+		}
 	}
 }

@@ -141,6 +141,15 @@ func (d *storeDef) read(ctx context.Context, src Source, p int32, q query) ([]en
 func (d *storeDef) readStore(s sgstate.Store, q query) ([]entry, error) {
 	var out []entry
 	clone := func(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
+	// collect keeps one answer: a point read's key is q.key, a scan's is
+	// copied out of the store.
+	collect := func(k []byte, start, end int64, v []byte) error {
+		if q.key == nil {
+			k = clone(k)
+		}
+		out = append(out, entry{key: k, start: start, end: end, value: clone(v)})
+		return nil
+	}
 	switch d.kind {
 	case sgstream.KeyValueStore:
 		r, err := sgstream.QueryKV(s)
@@ -154,47 +163,42 @@ func (d *storeDef) readStore(s sgstate.Store, q query) ([]entry, error) {
 			}
 			return []entry{{key: q.key, value: v}}, nil
 		}
-		err = r.Range(q.from, q.to, func(k, v []byte) error {
-			out = append(out, entry{key: clone(k), value: clone(v)})
-			return nil
-		})
+		err = r.Range(q.from, q.to, func(k, v []byte) error { return collect(k, 0, 0, v) })
 		return out, err
 	case sgstream.WindowStore:
-		ws, ok := s.(sgstate.WindowStore)
-		if !ok {
-			return nil, fmt.Errorf("streamgen: store %q is a %T, not a window store", d.name, s)
+		ws, err := storeAs[sgstate.WindowStore](d, s, "window")
+		if err != nil {
+			return nil, err
 		}
+		window := func(k []byte, start int64, v []byte) error { return collect(k, start, start+d.size, v) }
 		if q.key != nil {
-			err := ws.Fetch(q.key, q.timeFrom, q.timeTo, func(start int64, v []byte) error {
-				out = append(out, entry{key: q.key, start: start, end: start + d.size, value: clone(v)})
-				return nil
-			})
-			return out, err
+			err = ws.Fetch(q.key, q.timeFrom, q.timeTo, func(start int64, v []byte) error { return window(q.key, start, v) })
+		} else {
+			err = ws.FetchAll(q.timeFrom, q.timeTo, window)
 		}
-		err := ws.FetchAll(q.timeFrom, q.timeTo, func(k []byte, start int64, v []byte) error {
-			out = append(out, entry{key: clone(k), start: start, end: start + d.size, value: clone(v)})
-			return nil
-		})
 		return out, err
 	case sgstream.SessionStore:
-		ss, ok := s.(sgstate.SessionStore)
-		if !ok {
-			return nil, fmt.Errorf("streamgen: store %q is a %T, not a session store", d.name, s)
+		ss, err := storeAs[sgstate.SessionStore](d, s, "session")
+		if err != nil {
+			return nil, err
 		}
 		if q.key != nil {
-			err := ss.FindSessions(q.key, q.timeFrom, q.timeTo, func(start, end int64, v []byte) error {
-				out = append(out, entry{key: q.key, start: start, end: end, value: clone(v)})
-				return nil
-			})
-			return out, err
+			err = ss.FindSessions(q.key, q.timeFrom, q.timeTo, func(start, end int64, v []byte) error { return collect(q.key, start, end, v) })
+		} else {
+			err = ss.FetchEndedBetween(q.timeFrom, q.timeTo, collect)
 		}
-		err := ss.FetchEndedBetween(q.timeFrom, q.timeTo, func(k []byte, start, end int64, v []byte) error {
-			out = append(out, entry{key: clone(k), start: start, end: end, value: clone(v)})
-			return nil
-		})
 		return out, err
 	}
 	return nil, fmt.Errorf("streamgen: store %q: unknown store kind %d", d.name, d.kind)
+}
+
+// storeAs is s as the interface T of a store kind, what names.
+func storeAs[T any](d *storeDef, s sgstate.Store, what string) (T, error) {
+	t, ok := s.(T)
+	if !ok {
+		return t, fmt.Errorf("streamgen: store %q is a %T, not a %s store", d.name, s, what)
+	}
+	return t, nil
 }
 
 // readLocalPartitions runs a scan on every partition this instance runs,
@@ -465,20 +469,27 @@ func (s *Window[K, V]) decode(e entry) (WindowValue[V], error) {
 // Fetch visits key's windows that start in [timeFrom, timeTo] (ms, both
 // inclusive), ascending by start (Kafka Streams' WindowStore#fetch).
 func (s *Window[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(w WindowValue[V]) error) error {
-	kb, err := boundKey(s.src, s.name, s.key, key)
+	return fetchKey(ctx, &s.storeDef, s.src, s.key, key, timeFrom, timeTo, s.decode, fn)
+}
+
+// fetchKey reads key's entries with times in [timeFrom, timeTo] on its
+// partition and visits them decoded, in store order: the point reads of
+// window and session stores.
+func fetchKey[K, T any](ctx context.Context, d *storeDef, src Source, ser serdes.Serde[K], key K, timeFrom, timeTo int64, decode func(entry) (T, error), fn func(T) error) error {
+	kb, err := boundKey(src, d.name, ser, key)
 	if err != nil {
 		return err
 	}
-	es, _, err := s.pointRead(ctx, s.src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
+	es, _, err := d.pointRead(ctx, src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
 	if err != nil {
 		return err
 	}
 	for _, e := range es {
-		w, err := s.decode(e)
+		v, err := decode(e)
 		if err != nil {
 			return err
 		}
-		if err := fn(w); err != nil {
+		if err := fn(v); err != nil {
 			return err
 		}
 	}
@@ -540,24 +551,15 @@ func (s *Session[K, V]) On(src Source) *Session[K, V] {
 // timeFrom and start <= timeTo), ascending by end then start. Fetch(ctx,
 // key, 0, math.MaxInt64, fn) is Kafka Streams' SessionStore#fetch(key).
 func (s *Session[K, V]) Fetch(ctx context.Context, key K, timeFrom, timeTo int64, fn func(SessionValue[V]) error) error {
-	kb, err := boundKey(s.src, s.name, s.key, key)
+	return fetchKey(ctx, &s.storeDef, s.src, s.key, key, timeFrom, timeTo, s.decode, fn)
+}
+
+func (s *Session[K, V]) decode(e entry) (SessionValue[V], error) {
+	v, err := s.value.Decode(e.value)
 	if err != nil {
-		return err
+		return SessionValue[V]{}, fmt.Errorf("streamgen: store %q: decode value: %w", s.name, err)
 	}
-	es, _, err := s.pointRead(ctx, s.src, kb, query{timeFrom: timeFrom, timeTo: timeTo})
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		v, err := s.value.Decode(e.value)
-		if err != nil {
-			return fmt.Errorf("streamgen: store %q: decode value: %w", s.name, err)
-		}
-		if err := fn(SessionValue[V]{Start: e.start, End: e.end, Value: v}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return SessionValue[V]{Start: e.start, End: e.end, Value: v}, nil
 }
 
 // KeyMetadata is the partition that holds key and the instance running it.

@@ -34,6 +34,15 @@ func newBase(name, layout string, pebble *PebbleOptions) baseStore {
 	return b
 }
 
+// persistent returns the Pebble options of a persistent store: nil there
+// means defaults, while a nil in baseStore.pebble means in memory.
+func persistent(popts *PebbleOptions) *PebbleOptions {
+	if popts == nil {
+		return &PebbleOptions{}
+	}
+	return popts
+}
+
 func (s *baseStore) Name() string { return s.name }
 
 func (s *baseStore) Init(ctx *StoreContext) error {

@@ -2,7 +2,6 @@ package sgstate
 
 import (
 	"encoding/binary"
-	"path/filepath"
 	"testing"
 )
 
@@ -20,9 +19,7 @@ func benchVariants(b *testing.B) []variant {
 func BenchmarkKVPut(b *testing.B) {
 	for _, v := range benchVariants(b) {
 		b.Run(v.name, func(b *testing.B) {
-			s := v.kv("kv")
-			initStore(b, s, filepath.Join(b.TempDir(), "kv"), nil)
-			defer s.Close()
+			s, _ := openStore(b, v.kv("kv"))
 			val := make([]byte, 100)
 			var kb []byte
 			b.ReportAllocs()
@@ -46,9 +43,7 @@ func BenchmarkKVGet(b *testing.B) {
 	const n = 100_000
 	for _, v := range benchVariants(b) {
 		b.Run(v.name, func(b *testing.B) {
-			s := v.kv("kv")
-			initStore(b, s, filepath.Join(b.TempDir(), "kv"), nil)
-			defer s.Close()
+			s, _ := openStore(b, v.kv("kv"))
 			val := make([]byte, 100)
 			var kb []byte
 			for i := 0; i < n; i++ {
@@ -71,9 +66,7 @@ func BenchmarkKVGet(b *testing.B) {
 func BenchmarkWindowPut(b *testing.B) {
 	for _, v := range benchVariants(b) {
 		b.Run(v.name, func(b *testing.B) {
-			s := v.window("w", WindowOptions{Retention: 60_000, RetainDuplicates: true})
-			initStore(b, s, filepath.Join(b.TempDir(), "w"), nil)
-			defer s.Close()
+			s, _ := openStore(b, v.window("w", WindowOptions{Retention: 60_000, RetainDuplicates: true}))
 			val := make([]byte, 100)
 			var kb []byte
 			b.ReportAllocs()
@@ -99,9 +92,7 @@ func BenchmarkWindowPut(b *testing.B) {
 func BenchmarkWindowFetch(b *testing.B) {
 	for _, v := range benchVariants(b) {
 		b.Run(v.name, func(b *testing.B) {
-			s := v.window("w", WindowOptions{Retention: 1_000_000})
-			initStore(b, s, filepath.Join(b.TempDir(), "w"), nil)
-			defer s.Close()
+			s, _ := openStore(b, v.window("w", WindowOptions{Retention: 1_000_000}))
 			val := make([]byte, 100)
 			var kb []byte
 			for ts := 0; ts < 100; ts++ {

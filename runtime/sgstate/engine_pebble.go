@@ -92,7 +92,17 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 // checkVersion records format, layout and fingerprint on first open and
 // compares them on later opens (style convention 19).
 func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
-	format, found, err := e.getMeta(metaFormat)
+	// What a store records, written in this order and compared in it.
+	props := []struct {
+		key, what, want string
+		mismatch        error
+		hint            string
+	}{
+		{metaFormat, "store format version", storeFormatVersion, ErrFormatMismatch, ""},
+		{metaLayout, "layout", layout, ErrFormatMismatch, ""},
+		{metaFingerprint, "schema fingerprint", fingerprint, ErrSchemaMismatch, " (delete the store directory to rebuild it from the changelog)"},
+	}
+	_, found, err := e.getMeta(metaFormat)
 	if err != nil {
 		return err
 	}
@@ -107,32 +117,22 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 				ErrFormatMismatch, name, "", storeFormatVersion)
 		}
 		b := e.db.NewBatch()
-		b.Set(e.metaKey(metaFormat), []byte(storeFormatVersion), nil)
-		b.Set(e.metaKey(metaLayout), []byte(layout), nil)
-		b.Set(e.metaKey(metaFingerprint), []byte(fingerprint), nil)
+		for _, p := range props {
+			b.Set(e.metaKey(p.key), []byte(p.want), nil)
+		}
 		err = b.Commit(pebble.Sync)
 		e.dropIter()
 		return err
 	}
-	if string(format) != storeFormatVersion {
-		return fmt.Errorf("%w: store %q: store format version on disk %q, this binary %q",
-			ErrFormatMismatch, name, format, storeFormatVersion)
-	}
-	gotLayout, _, err := e.getMeta(metaLayout)
-	if err != nil {
-		return err
-	}
-	if string(gotLayout) != layout {
-		return fmt.Errorf("%w: store %q: layout on disk %q, this binary %q",
-			ErrFormatMismatch, name, gotLayout, layout)
-	}
-	fp, _, err := e.getMeta(metaFingerprint)
-	if err != nil {
-		return err
-	}
-	if string(fp) != fingerprint {
-		return fmt.Errorf("%w: store %q: schema fingerprint on disk %q, this binary %q (delete the store directory to rebuild it from the changelog)",
-			ErrSchemaMismatch, name, fp, fingerprint)
+	for _, p := range props {
+		got, _, err := e.getMeta(p.key)
+		if err != nil {
+			return err
+		}
+		if string(got) != p.want {
+			return fmt.Errorf("%w: store %q: %s on disk %q, this binary %q%s",
+				p.mismatch, name, p.what, got, p.want, p.hint)
+		}
 	}
 	return nil
 }

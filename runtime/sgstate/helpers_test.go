@@ -34,6 +34,31 @@ func variants() []variant {
 	}
 }
 
+// eachVariant runs fn as a subtest for every variant.
+func eachVariant(t *testing.T, fn func(t *testing.T, v variant)) {
+	t.Helper()
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) { fn(t, v) })
+	}
+}
+
+// eachMode runs fn as the subtest variant/mode/case for every variant,
+// every storeMode it supports (only a persistent store can be reopened) and
+// every case, which name names.
+func eachMode[C any](t *testing.T, cases []C, name func(C) string, fn func(t *testing.T, v variant, mode string, c C)) {
+	t.Helper()
+	for _, v := range variants() {
+		for _, mode := range storeModes {
+			if mode == "reopened" && !v.persistent {
+				continue
+			}
+			for _, c := range cases {
+				t.Run(v.name+"/"+mode+"/"+name(c), func(t *testing.T) { fn(t, v, mode, c) })
+			}
+		}
+	}
+}
+
 // recLog records changelog writes.
 type recLog struct{ recs []ChangelogRecord }
 
@@ -50,8 +75,15 @@ func initStore(t testing.TB, s Store, dir string, log ChangelogWriter) {
 
 func openKV(t testing.TB, v variant) (KeyValueStore, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "kv")
-	s := v.kv("kv")
+	return openStore(t, v.kv("kv"))
+}
+
+// openStore inits s in a fresh directory named after it, without a
+// changelog, and closes it when the test ends; it returns s and the
+// directory, for a reopen.
+func openStore[S Store](t testing.TB, s S) (S, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), s.Name())
 	initStore(t, s, dir, nil)
 	t.Cleanup(func() { s.Close() })
 	return s, dir

@@ -11,10 +11,7 @@ func NewMemoryKeyValue(name string) KeyValueStore {
 // StoreContext.Dir (Kafka's Stores.persistentKeyValueStore). opts nil means
 // defaults. The result also implements StateStore.
 func NewPebbleKeyValue(name string, opts *PebbleOptions) KeyValueStore {
-	if opts == nil {
-		opts = &PebbleOptions{}
-	}
-	return newKV(name, opts)
+	return newKV(name, persistent(opts))
 }
 
 func newKV(name string, opts *PebbleOptions) *kvStore {

@@ -2,50 +2,49 @@ package sgstate
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
 func TestKeyValueCRUD(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s, _ := openKV(t, v)
-			if _, ok, err := s.Get([]byte("a")); ok || err != nil {
-				t.Fatalf("get missing: ok=%v err=%v", ok, err)
-			}
-			mustNoErr(t, s.Put([]byte("a"), []byte("1")))
-			mustNoErr(t, s.Put([]byte("b"), []byte{}))
-			got, ok, err := s.Get([]byte("a"))
-			if err != nil || !ok || string(got) != "1" {
-				t.Fatalf("get a = %q %v %v", got, ok, err)
-			}
-			got[0] = 'X' // the caller owns the copy
-			if got, _, _ := s.Get([]byte("a")); string(got) != "1" {
-				t.Fatalf("store value changed through returned slice: %q", got)
-			}
-			if got, ok, _ := s.Get([]byte("b")); !ok || got == nil || len(got) != 0 {
-				t.Fatalf("empty value: %q ok=%v nil=%v", got, ok, got == nil)
-			}
-			mustNoErr(t, s.Put([]byte("a"), []byte("2")))
-			if got, _, _ := s.Get([]byte("a")); string(got) != "2" {
-				t.Fatalf("overwrite: %q", got)
-			}
-			mustNoErr(t, s.Put([]byte("a"), nil))
-			if _, ok, _ := s.Get([]byte("a")); ok {
-				t.Fatal("put nil did not delete")
-			}
-			mustNoErr(t, s.Put([]byte("c"), []byte("3")))
-			mustNoErr(t, s.Delete([]byte("c")))
-			mustNoErr(t, s.Delete([]byte("never")))
-			if _, ok, _ := s.Get([]byte("c")); ok {
-				t.Fatal("delete did not delete")
-			}
-			// Same answers after commit.
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{b }]" {
-				t.Fatalf("all after commit = %v", got)
-			}
-		})
-	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		s, _ := openKV(t, v)
+		if _, ok, err := s.Get([]byte("a")); ok || err != nil {
+			t.Fatalf("get missing: ok=%v err=%v", ok, err)
+		}
+		mustNoErr(t, s.Put([]byte("a"), []byte("1")))
+		mustNoErr(t, s.Put([]byte("b"), []byte{}))
+		got, ok, err := s.Get([]byte("a"))
+		if err != nil || !ok || string(got) != "1" {
+			t.Fatalf("get a = %q %v %v", got, ok, err)
+		}
+		got[0] = 'X' // the caller owns the copy
+		if got, _, _ := s.Get([]byte("a")); string(got) != "1" {
+			t.Fatalf("store value changed through returned slice: %q", got)
+		}
+		if got, ok, _ := s.Get([]byte("b")); !ok || got == nil || len(got) != 0 {
+			t.Fatalf("empty value: %q ok=%v nil=%v", got, ok, got == nil)
+		}
+		mustNoErr(t, s.Put([]byte("a"), []byte("2")))
+		if got, _, _ := s.Get([]byte("a")); string(got) != "2" {
+			t.Fatalf("overwrite: %q", got)
+		}
+		mustNoErr(t, s.Put([]byte("a"), nil))
+		if _, ok, _ := s.Get([]byte("a")); ok {
+			t.Fatal("put nil did not delete")
+		}
+		mustNoErr(t, s.Put([]byte("c"), []byte("3")))
+		mustNoErr(t, s.Delete([]byte("c")))
+		mustNoErr(t, s.Delete([]byte("never")))
+		if _, ok, _ := s.Get([]byte("c")); ok {
+			t.Fatal("delete did not delete")
+		}
+		// Same answers after commit.
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{b }]" {
+			t.Fatalf("all after commit = %v", got)
+		}
+	})
 }
 
 func TestKeyValueRanges(t *testing.T) {
@@ -100,7 +99,7 @@ func TestKeyValueRanges(t *testing.T) {
 					got = append(got, string(k))
 					return nil
 				}))
-				if g := "[" + join(got) + "]"; g != c.want {
+				if g := "[" + strings.Join(got, " ") + "]"; g != c.want {
 					t.Fatalf("got %q, want %q", g, c.want)
 				}
 				n, err := s.ApproximateNumEntries()
@@ -112,44 +111,31 @@ func TestKeyValueRanges(t *testing.T) {
 	}
 }
 
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += " "
-		}
-		out += x
-	}
-	return out
-}
-
 func TestKeyValueCallbackErrorAndWriteDuringScan(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s, _ := openKV(t, v)
-			for _, k := range []string{"a", "b", "c"} {
-				mustNoErr(t, s.Put([]byte(k), []byte("x")))
+	eachVariant(t, func(t *testing.T, v variant) {
+		s, _ := openKV(t, v)
+		for _, k := range []string{"a", "b", "c"} {
+			mustNoErr(t, s.Put([]byte(k), []byte("x")))
+		}
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		stop := errors.New("stop")
+		n := 0
+		err := s.All(func(k, _ []byte) error { n++; return stop })
+		if err != stop || n != 1 {
+			t.Fatalf("err=%v n=%d", err, n)
+		}
+		// Writing to the store from inside a scan must not break it.
+		mustNoErr(t, s.All(func(k, _ []byte) error {
+			if string(k) == "b" {
+				mustNoErr(t, s.Delete([]byte("b")))
 			}
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			stop := errors.New("stop")
-			n := 0
-			err := s.All(func(k, _ []byte) error { n++; return stop })
-			if err != stop || n != 1 {
-				t.Fatalf("err=%v n=%d", err, n)
-			}
-			// Writing to the store from inside a scan must not break it.
-			mustNoErr(t, s.All(func(k, _ []byte) error {
-				if string(k) == "b" {
-					mustNoErr(t, s.Delete([]byte("b")))
-				}
-				return s.Put(append([]byte("z"), k...), []byte("y"))
-			}))
-			got := collectKV(t, s.All)
-			if len(got) < 4 || got[0].k != "a" || got[1].k != "c" {
-				t.Fatalf("after writes during scan: %v", got)
-			}
-		})
-	}
+			return s.Put(append([]byte("z"), k...), []byte("y"))
+		}))
+		got := collectKV(t, s.All)
+		if len(got) < 4 || got[0].k != "a" || got[1].k != "c" {
+			t.Fatalf("after writes during scan: %v", got)
+		}
+	})
 }
 
 func TestNotOpen(t *testing.T) {

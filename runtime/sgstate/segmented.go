@@ -55,8 +55,12 @@ func newSegmented(retention, interval int64) segmented {
 	}
 }
 
-// defaultSegmentInterval is Kafka's: max(retention / 2, 60 s).
-func defaultSegmentInterval(retention int64) int64 {
+// segmentInterval is interval, or when that is 0 Kafka's default:
+// max(retention / 2, 60 s).
+func segmentInterval(retention, interval int64) int64 {
+	if interval != 0 {
+		return interval
+	}
 	return max(retention/2, 60_000)
 }
 
@@ -178,4 +182,106 @@ func timeUpper(p []byte, to int64) []byte {
 		return prefixEnd(p)
 	}
 	return appendTime(p, to+1)
+}
+
+// segmentedStore is the part window and session stores share on top of
+// baseStore: the segmented bookkeeping, the write of one entry into both
+// indexes, the time-index scan and the restore loop. The two stores differ
+// only in what "time" and "tail" are (see the layout above).
+type segmentedStore struct {
+	baseStore
+	kind      string // "window" or "session", for errors
+	retention int64
+	interval  int64
+	seg       segmented
+	buf       []byte // changelog key of the last Put
+	buf2      []byte // index keys of the last write
+}
+
+// initSegmented sets s up in place: the hooks it installs point at s.
+func (s *segmentedStore) initSegmented(name, kind, layout string, retention, interval int64, popts *PebbleOptions) {
+	s.baseStore = newBase(name, layout, popts)
+	s.kind, s.retention, s.interval = kind, retention, interval
+	s.seg = newSegmented(retention, interval)
+	s.onOpen = s.open
+	s.onCommit = func(w writer) error { return s.seg.save(w) }
+	s.onAbort = func() { s.seg.rollback() }
+}
+
+func (s *segmentedStore) open() error {
+	if err := validateRetention(s.kind, s.name, s.retention, s.interval); err != nil {
+		return err
+	}
+	s.seg = newSegmented(s.retention, s.interval)
+	return s.seg.load(s.eng)
+}
+
+// writeBoth sets (value non-nil) or deletes one entry in both indexes: b
+// holds its key-index key in b[:n] and its time-index key in b[n:].
+func (s *segmentedStore) writeBoth(w writer, b []byte, n int, value []byte) error {
+	s.buf2 = b
+	k, t := b[:n], b[n:]
+	if value == nil {
+		if err := w.del(k); err != nil {
+			return err
+		}
+		return w.del(t)
+	}
+	if err := w.set(k, value); err != nil {
+		return err
+	}
+	return w.set(t, value)
+}
+
+// logged ends a Put that wrote: it sends the changelog key s.buf to the
+// changelog and drops what the new observed stream time expired.
+func (s *segmentedStore) logged(value []byte, t int64) error {
+	s.logWrite(s.buf, value, t)
+	return s.seg.dropExpired(s.w)
+}
+
+// scanTime visits the live entries with time in [from, to] in time-then-key
+// order; fn gets the key (valid until it returns), the time, the tail and
+// the value.
+func (s *segmentedStore) scanTime(from, to int64, fn func(key []byte, t int64, tail, v []byte) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	from, to, ok := s.seg.clamp(from, to)
+	if !ok {
+		return nil
+	}
+	p := []byte{idxTime}
+	var kb []byte
+	return s.eng.scan(appendTime(p[:1:1], from), timeUpper(p, to), false, func(k, v []byte) error {
+		key, rest, err := readEscaped(kb[:0], k[9:])
+		if err != nil {
+			return err
+		}
+		kb = key
+		return fn(key, readTime(k[1:9]), rest, v)
+	})
+}
+
+// restore applies changelog records straight to the engine; apply writes
+// one (or skips it) and gets the store's name into its parse errors.
+func (s *segmentedStore) restore(records []ChangelogRecord, apply func(w writer, r ChangelogRecord) error) error {
+	if s.eng == nil {
+		return s.notOpen()
+	}
+	err := s.eng.direct(func(w writer) error {
+		for _, r := range records {
+			if err := apply(w, r); err != nil {
+				return err
+			}
+		}
+		if err := s.seg.dropExpired(w); err != nil {
+			return err
+		}
+		return s.seg.save(w)
+	})
+	if err != nil {
+		s.seg.rollback()
+	}
+	return err
 }

@@ -21,22 +21,13 @@ func NewMemorySession(name string, o SessionOptions) SessionStore {
 // NewPebbleSession returns a persistent session store in StoreContext.Dir.
 // popts nil means defaults. The result also implements StateStore.
 func NewPebbleSession(name string, o SessionOptions, popts *PebbleOptions) SessionStore {
-	if popts == nil {
-		popts = &PebbleOptions{}
-	}
-	return newSession(name, o, popts)
+	return newSession(name, o, persistent(popts))
 }
 
 func newSession(name string, o SessionOptions, popts *PebbleOptions) *sessionStore {
-	if o.SegmentInterval == 0 {
-		o.SegmentInterval = defaultSegmentInterval(o.Retention)
-	}
-	layout := fmt.Sprintf("session/segment=%d", o.SegmentInterval)
-	s := &sessionStore{baseStore: newBase(name, layout, popts), opts: o}
-	s.seg = newSegmented(o.Retention, o.SegmentInterval)
-	s.onOpen = s.open
-	s.onCommit = func(w writer) error { return s.seg.save(w) }
-	s.onAbort = func() { s.seg.rollback() }
+	interval := segmentInterval(o.Retention, o.SegmentInterval)
+	s := &sessionStore{}
+	s.initSegmented(name, "session", fmt.Sprintf("session/segment=%d", interval), o.Retention, interval, popts)
 	return s
 }
 
@@ -44,22 +35,10 @@ func newSession(name string, o SessionOptions, popts *PebbleOptions) *sessionSto
 // session start as the 8-byte tail, so a key's sessions sort by end, then
 // start: Kafka's findSessions order.
 type sessionStore struct {
-	baseStore
-	opts SessionOptions
-	seg  segmented
-	buf  []byte
-	buf2 []byte
+	segmentedStore
 }
 
 var _ StateStore = (*sessionStore)(nil)
-
-func (s *sessionStore) open() error {
-	if err := validateRetention("session", s.name, s.opts.Retention, s.opts.SegmentInterval); err != nil {
-		return err
-	}
-	s.seg = newSegmented(s.opts.Retention, s.opts.SegmentInterval)
-	return s.seg.load(s.eng)
-}
 
 func (s *sessionStore) Put(key []byte, start, end int64, value []byte) error {
 	if s.eng == nil {
@@ -75,8 +54,7 @@ func (s *sessionStore) Put(key []byte, start, end int64, value []byte) error {
 		return err
 	}
 	s.buf = sessionChangelogKey(s.buf[:0], key, start, end)
-	s.logWrite(s.buf, value, end)
-	return s.seg.dropExpired(s.w)
+	return s.logged(value, end)
 }
 
 // Remove deletes the session; like Kafka's it is a Put of nil, so it also
@@ -90,18 +68,7 @@ func (s *sessionStore) write(w writer, key []byte, start, end int64, value []byt
 	b = appendTime(appendTime(b, end), start)
 	n := len(b)
 	b = appendTime(appendEscaped(appendTime(append(b, idxTime), end), key), start)
-	s.buf2 = b
-	k, t := b[:n], b[n:]
-	if value == nil {
-		if err := w.del(k); err != nil {
-			return err
-		}
-		return w.del(t)
-	}
-	if err := w.set(k, value); err != nil {
-		return err
-	}
-	return w.set(t, value)
+	return s.writeBoth(w, b, n, value)
 }
 
 func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessionStart int64, fn func(start, end int64, value []byte) error) error {
@@ -129,49 +96,20 @@ func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessio
 }
 
 func (s *sessionStore) FetchEndedBetween(endFrom, endTo int64, fn func(key []byte, start, end int64, value []byte) error) error {
-	if s.eng == nil {
-		return s.notOpen()
-	}
-	from, to, ok := s.seg.clamp(endFrom, endTo)
-	if !ok {
-		return nil
-	}
-	p := []byte{idxTime}
-	var kb []byte
-	return s.eng.scan(appendTime(p[:1:1], from), timeUpper(p, to), false, func(k, v []byte) error {
-		key, rest, err := readEscaped(kb[:0], k[9:])
-		if err != nil {
-			return err
-		}
-		kb = key
-		return fn(key, readTime(rest), readTime(k[1:9]), v)
+	return s.scanTime(endFrom, endTo, func(key []byte, end int64, tail, v []byte) error {
+		return fn(key, readTime(tail), end, v)
 	})
 }
 
 func (s *sessionStore) RestoreBatch(records []ChangelogRecord) error {
-	if s.eng == nil {
-		return s.notOpen()
-	}
-	err := s.eng.direct(func(w writer) error {
-		for _, r := range records {
-			key, start, end, err := parseSessionChangelogKey(r.Key)
-			if err != nil {
-				return fmt.Errorf("store %q: %w", s.name, err)
-			}
-			if s.seg.observe(end) {
-				continue
-			}
-			if err := s.write(w, key, start, end, r.Value); err != nil {
-				return err
-			}
+	return s.restore(records, func(w writer, r ChangelogRecord) error {
+		key, start, end, err := parseSessionChangelogKey(r.Key)
+		if err != nil {
+			return fmt.Errorf("store %q: %w", s.name, err)
 		}
-		if err := s.seg.dropExpired(w); err != nil {
-			return err
+		if s.seg.observe(end) {
+			return nil
 		}
-		return s.seg.save(w)
+		return s.write(w, key, start, end, r.Value)
 	})
-	if err != nil {
-		s.seg.rollback()
-	}
-	return err
 }

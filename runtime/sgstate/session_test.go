@@ -110,37 +110,28 @@ func runSessionQuery(t *testing.T, s SessionStore, q sq) string {
 }
 
 func TestSessionStore(t *testing.T) {
-	for _, v := range variants() {
-		for _, mode := range storeModes {
-			if mode == "reopened" && !v.persistent {
-				continue
+	eachMode(t, sessionCases, func(c sessionCase) string { return c.name }, func(t *testing.T, v variant, mode string, c sessionCase) {
+		open := func() SessionStore { return v.session("s", c.opts) }
+		put := func(s SessionStore, i int) {
+			p := c.puts[i]
+			var val []byte
+			if p.val != "" {
+				val = []byte(p.val)
 			}
-			for _, c := range sessionCases {
-				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
-					open := func() SessionStore { return v.session("s", c.opts) }
-					put := func(s SessionStore, i int) {
-						p := c.puts[i]
-						var val []byte
-						if p.val != "" {
-							val = []byte(p.val)
-						}
-						mustNoErr(t, s.Put([]byte(p.key), p.start, p.end, val))
-					}
-					restore := func(s SessionStore, recs []ChangelogRecord) {
-						mustNoErr(t, s.(Restorer).RestoreBatch(recs))
-						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"s-changelog/0": 1}))
-					}
-					s := storeInMode(t, mode, open, len(c.puts), put, restore)
-					defer s.Close()
-					for _, q := range c.queries {
-						if got := runSessionQuery(t, s, q); got != q.want {
-							t.Errorf("%s %q (%d,%d) = %q, want %q", q.kind, q.key, q.a, q.b, got, q.want)
-						}
-					}
-				})
+			mustNoErr(t, s.Put([]byte(p.key), p.start, p.end, val))
+		}
+		restore := func(s SessionStore, recs []ChangelogRecord) {
+			mustNoErr(t, s.(Restorer).RestoreBatch(recs))
+			mustNoErr(t, s.(Transactional).Commit(map[string]int64{"s-changelog/0": 1}))
+		}
+		s := storeInMode(t, mode, open, len(c.puts), put, restore)
+		defer s.Close()
+		for _, q := range c.queries {
+			if got := runSessionQuery(t, s, q); got != q.want {
+				t.Errorf("%s %q (%d,%d) = %q, want %q", q.kind, q.key, q.a, q.b, got, q.want)
 			}
 		}
-	}
+	})
 }
 
 func TestSessionChangelogFormat(t *testing.T) {

@@ -9,55 +9,53 @@ import (
 )
 
 func TestStagingAbortAndCommit(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			log := &recLog{}
-			dir := filepath.Join(t.TempDir(), "kv")
-			s := v.kv("kv")
-			initStore(t, s, dir, log)
-			tx := s.(StateStore)
-			if cp, err := tx.Checkpoint(); cp != nil || err != nil {
-				t.Fatalf("fresh checkpoint = %v, %v", cp, err)
-			}
-			mustNoErr(t, s.Put([]byte("k"), []byte("old")))
-			mustNoErr(t, s.Put([]byte("gone"), []byte("x")))
-			mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 2}))
+	eachVariant(t, func(t *testing.T, v variant) {
+		log := &recLog{}
+		dir := filepath.Join(t.TempDir(), "kv")
+		s := v.kv("kv")
+		initStore(t, s, dir, log)
+		tx := s.(StateStore)
+		if cp, err := tx.Checkpoint(); cp != nil || err != nil {
+			t.Fatalf("fresh checkpoint = %v, %v", cp, err)
+		}
+		mustNoErr(t, s.Put([]byte("k"), []byte("old")))
+		mustNoErr(t, s.Put([]byte("gone"), []byte("x")))
+		mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 2}))
 
-			mustNoErr(t, s.Put([]byte("k"), []byte("new")))
-			mustNoErr(t, s.Delete([]byte("gone")))
-			mustNoErr(t, s.Put([]byte("fresh"), []byte("y")))
-			if got, _, _ := s.Get([]byte("k")); string(got) != "new" {
-				t.Fatalf("staged write not visible: %q", got)
-			}
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{fresh y} {k new}]" {
-				t.Fatalf("staged view = %v", got)
-			}
-			mustNoErr(t, tx.Abort())
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{gone x} {k old}]" {
-				t.Fatalf("after abort = %v", got)
-			}
-			if len(log.recs) != 5 || log.recs[3].Value != nil || string(log.recs[3].Key) != "gone" {
-				t.Fatalf("changelog = %+v", log.recs)
-			}
+		mustNoErr(t, s.Put([]byte("k"), []byte("new")))
+		mustNoErr(t, s.Delete([]byte("gone")))
+		mustNoErr(t, s.Put([]byte("fresh"), []byte("y")))
+		if got, _, _ := s.Get([]byte("k")); string(got) != "new" {
+			t.Fatalf("staged write not visible: %q", got)
+		}
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{fresh y} {k new}]" {
+			t.Fatalf("staged view = %v", got)
+		}
+		mustNoErr(t, tx.Abort())
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{gone x} {k old}]" {
+			t.Fatalf("after abort = %v", got)
+		}
+		if len(log.recs) != 5 || log.recs[3].Value != nil || string(log.recs[3].Key) != "gone" {
+			t.Fatalf("changelog = %+v", log.recs)
+		}
 
-			mustNoErr(t, s.Put([]byte("k"), []byte("committed")))
-			mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 7}))
-			if !v.persistent {
-				return
-			}
-			mustNoErr(t, s.Close())
-			s2 := v.kv("kv")
-			initStore(t, s2, dir, nil)
-			defer s2.Close()
-			if got := collectKV(t, s2.All); fmtPairs(got) != "[{gone x} {k committed}]" {
-				t.Fatalf("after reopen = %v", got)
-			}
-			cp, err := s2.(Transactional).Checkpoint()
-			if err != nil || cp["app-kv-changelog/0"] != 7 || len(cp) != 1 {
-				t.Fatalf("checkpoint after reopen = %v, %v", cp, err)
-			}
-		})
-	}
+		mustNoErr(t, s.Put([]byte("k"), []byte("committed")))
+		mustNoErr(t, tx.Commit(map[string]int64{"app-kv-changelog/0": 7}))
+		if !v.persistent {
+			return
+		}
+		mustNoErr(t, s.Close())
+		s2 := v.kv("kv")
+		initStore(t, s2, dir, nil)
+		defer s2.Close()
+		if got := collectKV(t, s2.All); fmtPairs(got) != "[{gone x} {k committed}]" {
+			t.Fatalf("after reopen = %v", got)
+		}
+		cp, err := s2.(Transactional).Checkpoint()
+		if err != nil || cp["app-kv-changelog/0"] != 7 || len(cp) != 1 {
+			t.Fatalf("checkpoint after reopen = %v, %v", cp, err)
+		}
+	})
 }
 
 // TestCrashKeepsCommittedState: writes staged after the last commit never
@@ -86,55 +84,45 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 			} else {
 				mustNoErr(t, s.Close())
 			}
-			s2 := NewPebbleKeyValue("kv", nil)
-			initStore(t, s2, dir, nil)
-			defer s2.Close()
-			if got := collectKV(t, s2.All); fmtPairs(got) != "[{a 1}]" {
-				t.Fatalf("after crash = %v", got)
-			}
-			if cp, _ := s2.(Transactional).Checkpoint(); cp["t/0"] != 1 {
-				t.Fatalf("checkpoint = %v", cp)
-			}
+			checkReopened(t, dir, "[{a 1}]", 1)
 		})
 	}
 }
 
 func TestKeyValueRestore(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			log := &recLog{}
-			s, _ := openKV(t, v)
-			s.Close()
-			s = v.kv("kv")
-			initStore(t, s, filepath.Join(t.TempDir(), "kv"), log)
-			defer s.Close()
-			recs := []ChangelogRecord{
-				{Key: []byte("a"), Value: []byte("1")},
-				{Key: []byte("b"), Value: []byte("2")},
-				{Key: []byte("a"), Value: nil},
-				{Key: []byte("c"), Value: []byte("3")},
-			}
-			r := s.(StateStore)
-			mustNoErr(t, r.RestoreBatch(recs[:2]))
-			mustNoErr(t, r.RestoreBatch(recs[2:]))
-			mustNoErr(t, r.Commit(map[string]int64{"t/0": 4}))
-			if len(log.recs) != 0 {
-				t.Fatalf("restoration was logged: %v", log.recs)
-			}
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
-				t.Fatalf("restored = %v", got)
-			}
-			// Restored records are committed: an abort keeps them.
-			mustNoErr(t, r.Abort())
-			if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
-				t.Fatalf("after abort = %v", got)
-			}
-			mustNoErr(t, s.Put([]byte("d"), []byte("4")))
-			if err := r.RestoreBatch(recs); !errors.Is(err, ErrStagedWrites) {
-				t.Fatalf("restore with staged writes: %v", err)
-			}
-		})
-	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		log := &recLog{}
+		s, _ := openKV(t, v)
+		s.Close()
+		s = v.kv("kv")
+		initStore(t, s, filepath.Join(t.TempDir(), "kv"), log)
+		defer s.Close()
+		recs := []ChangelogRecord{
+			{Key: []byte("a"), Value: []byte("1")},
+			{Key: []byte("b"), Value: []byte("2")},
+			{Key: []byte("a"), Value: nil},
+			{Key: []byte("c"), Value: []byte("3")},
+		}
+		r := s.(StateStore)
+		mustNoErr(t, r.RestoreBatch(recs[:2]))
+		mustNoErr(t, r.RestoreBatch(recs[2:]))
+		mustNoErr(t, r.Commit(map[string]int64{"t/0": 4}))
+		if len(log.recs) != 0 {
+			t.Fatalf("restoration was logged: %v", log.recs)
+		}
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
+			t.Fatalf("restored = %v", got)
+		}
+		// Restored records are committed: an abort keeps them.
+		mustNoErr(t, r.Abort())
+		if got := collectKV(t, s.All); fmtPairs(got) != "[{b 2} {c 3}]" {
+			t.Fatalf("after abort = %v", got)
+		}
+		mustNoErr(t, s.Put([]byte("d"), []byte("4")))
+		if err := r.RestoreBatch(recs); !errors.Is(err, ErrStagedWrites) {
+			t.Fatalf("restore with staged writes: %v", err)
+		}
+	})
 }
 
 func TestFingerprintMismatch(t *testing.T) {
@@ -193,13 +181,21 @@ func TestCommitSurvivesKill(t *testing.T) {
 	killed := filepath.Join(t.TempDir(), "killed")
 	mustNoErr(t, os.CopyFS(killed, os.DirFS(dir)))
 	mustNoErr(t, os.Remove(filepath.Join(killed, "LOCK")))
-	s2 := NewPebbleKeyValue("kv", nil)
-	initStore(t, s2, killed, nil)
-	defer s2.Close()
-	if got := collectKV(t, s2.All); fmtPairs(got) != "[{a 3}]" {
-		t.Fatalf("after kill = %v, want the last commit", got)
+	checkReopened(t, killed, "[{a 3}]", 3)
+}
+
+// checkReopened opens the Pebble key-value store in dir anew and checks
+// that it holds want (fmtPairs) and the checkpoint t/0: offset, those of
+// the last commit before the crash.
+func checkReopened(t *testing.T, dir, want string, offset int64) {
+	t.Helper()
+	s := NewPebbleKeyValue("kv", nil)
+	initStore(t, s, dir, nil)
+	defer s.Close()
+	if got := collectKV(t, s.All); fmtPairs(got) != want {
+		t.Fatalf("after the crash = %v, want %s (the last commit)", got, want)
 	}
-	if cp, _ := s2.(Transactional).Checkpoint(); cp["t/0"] != 3 {
-		t.Fatalf("checkpoint after kill = %v, want t/0: 3", cp)
+	if cp, _ := s.(Transactional).Checkpoint(); cp["t/0"] != offset {
+		t.Fatalf("checkpoint after the crash = %v, want t/0: %d", cp, offset)
 	}
 }

@@ -33,42 +33,23 @@ func NewMemoryWindow(name string, o WindowOptions) WindowStore {
 // NewPebbleWindow returns a persistent window store in StoreContext.Dir.
 // popts nil means defaults. The result also implements StateStore.
 func NewPebbleWindow(name string, o WindowOptions, popts *PebbleOptions) WindowStore {
-	if popts == nil {
-		popts = &PebbleOptions{}
-	}
-	return newWindow(name, o, popts)
+	return newWindow(name, o, persistent(popts))
 }
 
 func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore {
-	if o.SegmentInterval == 0 {
-		o.SegmentInterval = defaultSegmentInterval(o.Retention)
-	}
+	o.SegmentInterval = segmentInterval(o.Retention, o.SegmentInterval)
 	layout := fmt.Sprintf("window/segment=%d/dups=%t", o.SegmentInterval, o.RetainDuplicates)
-	s := &windowStore{baseStore: newBase(name, layout, popts), opts: o}
-	s.seg = newSegmented(o.Retention, o.SegmentInterval)
-	s.onOpen = s.open
-	s.onCommit = func(w writer) error { return s.seg.save(w) }
-	s.onAbort = func() { s.seg.rollback() }
+	s := &windowStore{opts: o}
+	s.initSegmented(name, "window", layout, o.Retention, o.SegmentInterval, popts)
 	return s
 }
 
 type windowStore struct {
-	baseStore
+	segmentedStore
 	opts WindowOptions
-	seg  segmented
-	buf  []byte
-	buf2 []byte
 }
 
 var _ StateStore = (*windowStore)(nil)
-
-func (s *windowStore) open() error {
-	if err := validateRetention("window", s.name, s.opts.Retention, s.opts.SegmentInterval); err != nil {
-		return err
-	}
-	s.seg = newSegmented(s.opts.Retention, s.opts.SegmentInterval)
-	return s.seg.load(s.eng)
-}
 
 func (s *windowStore) ObservedStreamTime() int64 { return s.seg.observed }
 
@@ -90,8 +71,7 @@ func (s *windowStore) Put(key []byte, windowStart int64, value []byte) error {
 		return err
 	}
 	s.buf = windowChangelogKey(s.buf[:0], key, windowStart, seq)
-	s.logWrite(s.buf, value, windowStart)
-	return s.seg.dropExpired(s.w)
+	return s.logged(value, windowStart)
 }
 
 // write sets (value non-nil) or deletes one entry in both indexes.
@@ -101,18 +81,7 @@ func (s *windowStore) write(w writer, key []byte, ts int64, seq uint32, value []
 	n := len(b)
 	b = appendEscaped(appendTime(append(b, idxTime), ts), key)
 	b = binary.BigEndian.AppendUint32(b, seq)
-	s.buf2 = b
-	k, t := b[:n], b[n:]
-	if value == nil {
-		if err := w.del(k); err != nil {
-			return err
-		}
-		return w.del(t)
-	}
-	if err := w.set(k, value); err != nil {
-		return err
-	}
-	return w.set(t, value)
+	return s.writeBoth(w, b, n, value)
 }
 
 func (s *windowStore) Fetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {
@@ -202,52 +171,23 @@ func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
 var errStopGet = errors.New("streamgen: stop")
 
 func (s *windowStore) FetchAll(timeFrom, timeTo int64, fn func(key []byte, windowStart int64, value []byte) error) error {
-	if s.eng == nil {
-		return s.notOpen()
-	}
-	from, to, ok := s.seg.clamp(timeFrom, timeTo)
-	if !ok {
-		return nil
-	}
-	p := []byte{idxTime}
-	var kb []byte
-	return s.eng.scan(appendTime(p[:1:1], from), timeUpper(p, to), false, func(k, v []byte) error {
-		key, _, err := readEscaped(kb[:0], k[9:])
-		if err != nil {
-			return err
-		}
-		kb = key
-		return fn(key, readTime(k[1:9]), v)
+	return s.scanTime(timeFrom, timeTo, func(key []byte, windowStart int64, _, v []byte) error {
+		return fn(key, windowStart, v)
 	})
 }
 
 func (s *windowStore) RestoreBatch(records []ChangelogRecord) error {
-	if s.eng == nil {
-		return s.notOpen()
-	}
-	err := s.eng.direct(func(w writer) error {
-		for _, r := range records {
-			key, ts, seq, err := parseWindowChangelogKey(r.Key)
-			if err != nil {
-				return fmt.Errorf("store %q: %w", s.name, err)
-			}
-			if s.opts.RetainDuplicates && seq > s.seg.seq {
-				s.seg.seq = seq
-			}
-			if s.seg.observe(ts) {
-				continue
-			}
-			if err := s.write(w, key, ts, seq, r.Value); err != nil {
-				return err
-			}
+	return s.restore(records, func(w writer, r ChangelogRecord) error {
+		key, ts, seq, err := parseWindowChangelogKey(r.Key)
+		if err != nil {
+			return fmt.Errorf("store %q: %w", s.name, err)
 		}
-		if err := s.seg.dropExpired(w); err != nil {
-			return err
+		if s.opts.RetainDuplicates && seq > s.seg.seq {
+			s.seg.seq = seq
 		}
-		return s.seg.save(w)
+		if s.seg.observe(ts) {
+			return nil
+		}
+		return s.write(w, key, ts, seq, r.Value)
 	})
-	if err != nil {
-		s.seg.rollback()
-	}
-	return err
 }

@@ -3,7 +3,6 @@ package sgstate
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -14,51 +13,47 @@ import (
 // before (Get reads only staged writes for the former), and again after the
 // store is reopened.
 func TestWindowGetWithCommitsAndAborts(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "w")
-			opts := WindowOptions{Retention: 1000, WindowSize: 100, SegmentInterval: 200}
-			s := v.window("w", opts)
-			initStore(t, s, dir, nil)
-			r := rand.New(rand.NewPCG(7, 8))
-			var puts []wop
-			now := int64(0)
-			for i := 0; i < 300; i++ {
-				switch op := r.IntN(10); {
-				case op < 7:
-					now += int64(r.IntN(60))
-					p := wop{key: fmt.Sprint("k", r.IntN(3)), ts: now - int64(r.IntN(400)), val: fmt.Sprint(i)}
-					p.ts -= p.ts % 100
-					if r.IntN(8) == 0 {
-						p.val, p.del = "", true
-					}
-					var val []byte
-					if !p.del {
-						val = []byte(p.val)
-					}
-					mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
-					puts = append(puts, p)
-				case op < 9:
-					mustNoErr(t, s.(Transactional).Commit(nil))
-				default:
-					mustNoErr(t, s.(Transactional).Abort())
-					now = max(s.ObservedStreamTime(), 0)
+	eachVariant(t, func(t *testing.T, v variant) {
+		opts := WindowOptions{Retention: 1000, WindowSize: 100, SegmentInterval: 200}
+		s, dir := openStore(t, v.window("w", opts))
+		r := rand.New(rand.NewPCG(7, 8))
+		var puts []wop
+		now := int64(0)
+		for i := 0; i < 300; i++ {
+			switch op := r.IntN(10); {
+			case op < 7:
+				now += int64(r.IntN(60))
+				p := wop{key: fmt.Sprint("k", r.IntN(3)), ts: now - int64(r.IntN(400)), val: fmt.Sprint(i)}
+				p.ts -= p.ts % 100
+				if r.IntN(8) == 0 {
+					p.val, p.del = "", true
 				}
-				checkGetMatchesFetch(t, s, puts)
-				if t.Failed() {
-					t.Fatalf("after op %d", i)
+				var val []byte
+				if !p.del {
+					val = []byte(p.val)
 				}
+				mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
+				puts = append(puts, p)
+			case op < 9:
+				mustNoErr(t, s.(Transactional).Commit(nil))
+			default:
+				mustNoErr(t, s.(Transactional).Abort())
+				now = max(s.ObservedStreamTime(), 0)
 			}
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			if v.persistent {
-				mustNoErr(t, s.Close())
-				s = v.window("w", opts)
-				initStore(t, s, dir, nil)
-				checkGetMatchesFetch(t, s, puts)
+			checkGetMatchesFetch(t, s, puts)
+			if t.Failed() {
+				t.Fatalf("after op %d", i)
 			}
+		}
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		if v.persistent {
 			mustNoErr(t, s.Close())
-		})
-	}
+			s = v.window("w", opts)
+			initStore(t, s, dir, nil)
+			checkGetMatchesFetch(t, s, puts)
+		}
+		mustNoErr(t, s.Close())
+	})
 }
 
 // Fetch and BackwardFetch agree with a model (committed and staged windows
@@ -67,77 +62,72 @@ func TestWindowGetWithCommitsAndAborts(t *testing.T) {
 // windows only, the others merge in the committed ones. Nothing expires
 // here, so the model needs no retention.
 func TestWindowFetchAgainstModel(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "w")
-			opts := WindowOptions{Retention: 1_000_000, WindowSize: 100, SegmentInterval: 200}
-			s := v.window("w", opts)
-			initStore(t, s, dir, nil)
-			defer s.Close()
-			r := rand.New(rand.NewPCG(9, 10))
-			type win struct {
-				key   string
-				start int64
+	eachVariant(t, func(t *testing.T, v variant) {
+		opts := WindowOptions{Retention: 1_000_000, WindowSize: 100, SegmentInterval: 200}
+		s, _ := openStore(t, v.window("w", opts))
+		r := rand.New(rand.NewPCG(9, 10))
+		type win struct {
+			key   string
+			start int64
+		}
+		committed, staged := map[win]string{}, map[win]*string{}
+		visible := func(w win) (string, bool) {
+			if v, ok := staged[w]; ok {
+				if v == nil {
+					return "", false
+				}
+				return *v, true
 			}
-			committed, staged := map[win]string{}, map[win]*string{}
-			visible := func(w win) (string, bool) {
-				if v, ok := staged[w]; ok {
+			v, ok := committed[w]
+			return v, ok
+		}
+		now := int64(0)
+		for i := 0; i < 400; i++ {
+			switch op := r.IntN(10); {
+			case op < 7:
+				now += int64(r.IntN(150))
+				w := win{fmt.Sprint("k", r.IntN(3)), now - int64(r.IntN(600))}
+				w.start -= w.start % 100
+				val := fmt.Sprint(i)
+				if r.IntN(8) == 0 {
+					mustNoErr(t, s.Put([]byte(w.key), w.start, nil))
+					staged[w] = nil
+				} else {
+					mustNoErr(t, s.Put([]byte(w.key), w.start, []byte(val)))
+					staged[w] = &val
+				}
+			case op < 9:
+				mustNoErr(t, s.(Transactional).Commit(nil))
+				for w, v := range staged {
 					if v == nil {
-						return "", false
-					}
-					return *v, true
-				}
-				v, ok := committed[w]
-				return v, ok
-			}
-			now := int64(0)
-			for i := 0; i < 400; i++ {
-				switch op := r.IntN(10); {
-				case op < 7:
-					now += int64(r.IntN(150))
-					w := win{fmt.Sprint("k", r.IntN(3)), now - int64(r.IntN(600))}
-					w.start -= w.start % 100
-					val := fmt.Sprint(i)
-					if r.IntN(8) == 0 {
-						mustNoErr(t, s.Put([]byte(w.key), w.start, nil))
-						staged[w] = nil
+						delete(committed, w)
 					} else {
-						mustNoErr(t, s.Put([]byte(w.key), w.start, []byte(val)))
-						staged[w] = &val
+						committed[w] = *v
 					}
-				case op < 9:
-					mustNoErr(t, s.(Transactional).Commit(nil))
-					for w, v := range staged {
-						if v == nil {
-							delete(committed, w)
-						} else {
-							committed[w] = *v
-						}
-					}
-					clear(staged)
-				default:
-					mustNoErr(t, s.(Transactional).Abort())
-					clear(staged)
 				}
-				for q := 0; q < 3; q++ {
-					key := fmt.Sprint("k", r.IntN(3))
-					from := now - int64(r.IntN(700))
-					to := from + int64(r.IntN(500))
-					var want []string
-					for st := from - from%100 - 100; st <= to; st += 100 {
-						if v, ok := visible(win{key, st}); ok && st >= from {
-							want = append(want, fmt.Sprint(st, "=", v))
-						}
+				clear(staged)
+			default:
+				mustNoErr(t, s.(Transactional).Abort())
+				clear(staged)
+			}
+			for q := 0; q < 3; q++ {
+				key := fmt.Sprint("k", r.IntN(3))
+				from := now - int64(r.IntN(700))
+				to := from + int64(r.IntN(500))
+				var want []string
+				for st := from - from%100 - 100; st <= to; st += 100 {
+					if v, ok := visible(win{key, st}); ok && st >= from {
+						want = append(want, fmt.Sprint(st, "=", v))
 					}
-					var fwd, back []string
-					mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
-					mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
-					slices.Reverse(back)
-					if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
-						t.Fatalf("op %d: Fetch(%s, %d, %d) = %v / backward %v, want %v", i, key, from, to, fwd, back, want)
-					}
+				}
+				var fwd, back []string
+				mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
+				mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
+				slices.Reverse(back)
+				if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
+					t.Fatalf("op %d: Fetch(%s, %d, %d) = %v / backward %v, want %v", i, key, from, to, fwd, back, want)
 				}
 			}
-		})
-	}
+		}
+	})
 }

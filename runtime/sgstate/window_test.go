@@ -168,44 +168,35 @@ func runWindowQuery(t *testing.T, s WindowStore, q wq) string {
 var storeModes = []string{"staged", "committed", "reopened", "restored"}
 
 func TestWindowStore(t *testing.T) {
-	for _, v := range variants() {
-		for _, mode := range storeModes {
-			if mode == "reopened" && !v.persistent {
-				continue
+	eachMode(t, windowCases, func(c windowCase) string { return c.name }, func(t *testing.T, v variant, mode string, c windowCase) {
+		open := func() WindowStore { return v.window("w", c.opts) }
+		put := func(s WindowStore, i int) {
+			p := c.puts[i]
+			var val []byte
+			if !p.del {
+				val = []byte(p.val)
 			}
-			for _, c := range windowCases {
-				t.Run(v.name+"/"+mode+"/"+c.name, func(t *testing.T) {
-					open := func() WindowStore { return v.window("w", c.opts) }
-					put := func(s WindowStore, i int) {
-						p := c.puts[i]
-						var val []byte
-						if !p.del {
-							val = []byte(p.val)
-						}
-						mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
-					}
-					restore := func(s WindowStore, recs []ChangelogRecord) {
-						// Replay in two batches to cross a batch boundary.
-						half := len(recs) / 2
-						mustNoErr(t, s.(Restorer).RestoreBatch(recs[:half]))
-						mustNoErr(t, s.(Restorer).RestoreBatch(recs[half:]))
-						mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(recs))}))
-					}
-					s := storeInMode(t, mode, open, len(c.puts), put, restore)
-					defer s.Close()
-					for _, q := range c.queries {
-						if got := runWindowQuery(t, s, q); got != q.want {
-							t.Errorf("%s %q [%d,%d] = %q, want %q", q.kind, q.key, q.from, q.to, got, q.want)
-						}
-					}
-					if got := s.ObservedStreamTime(); got != c.observed {
-						t.Errorf("observed stream time = %d, want %d", got, c.observed)
-					}
-					checkGetMatchesFetch(t, s, c.puts)
-				})
+			mustNoErr(t, s.Put([]byte(p.key), p.ts, val))
+		}
+		restore := func(s WindowStore, recs []ChangelogRecord) {
+			// Replay in two batches to cross a batch boundary.
+			half := len(recs) / 2
+			mustNoErr(t, s.(Restorer).RestoreBatch(recs[:half]))
+			mustNoErr(t, s.(Restorer).RestoreBatch(recs[half:]))
+			mustNoErr(t, s.(Transactional).Commit(map[string]int64{"w-changelog/0": int64(len(recs))}))
+		}
+		s := storeInMode(t, mode, open, len(c.puts), put, restore)
+		defer s.Close()
+		for _, q := range c.queries {
+			if got := runWindowQuery(t, s, q); got != q.want {
+				t.Errorf("%s %q [%d,%d] = %q, want %q", q.kind, q.key, q.from, q.to, got, q.want)
 			}
 		}
-	}
+		if got := s.ObservedStreamTime(); got != c.observed {
+			t.Errorf("observed stream time = %d, want %d", got, c.observed)
+		}
+		checkGetMatchesFetch(t, s, c.puts)
+	})
 }
 
 func TestWindowChangelogFormat(t *testing.T) {
@@ -223,55 +214,51 @@ func TestWindowChangelogFormat(t *testing.T) {
 }
 
 func TestWindowAbortRollsBackStreamTime(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
-			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
-			defer s.Close()
-			mustNoErr(t, s.Put([]byte("a"), 3, []byte("x")))
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			// A staged put far ahead expires a@3 and drops its segment...
-			mustNoErr(t, s.Put([]byte("a"), 100, []byte("y")))
-			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "100=y" {
-				t.Fatalf("staged = %q", got)
-			}
-			// ...and the abort brings both back.
-			mustNoErr(t, s.(Transactional).Abort())
-			if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "3=x" {
-				t.Fatalf("after abort = %q", got)
-			}
-			if s.ObservedStreamTime() != 3 {
-				t.Fatalf("observed = %d", s.ObservedStreamTime())
-			}
-		})
-	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+		initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+		defer s.Close()
+		mustNoErr(t, s.Put([]byte("a"), 3, []byte("x")))
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		// A staged put far ahead expires a@3 and drops its segment...
+		mustNoErr(t, s.Put([]byte("a"), 100, []byte("y")))
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "100=y" {
+			t.Fatalf("staged = %q", got)
+		}
+		// ...and the abort brings both back.
+		mustNoErr(t, s.(Transactional).Abort())
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "a", from: 0, to: 200}); got != "3=x" {
+			t.Fatalf("after abort = %q", got)
+		}
+		if s.ObservedStreamTime() != 3 {
+			t.Fatalf("observed = %d", s.ObservedStreamTime())
+		}
+	})
 }
 
 // TestWindowSegmentsPhysicallyDropped checks that expiry frees storage, not
 // only hides entries: after advancing far, only the live segments remain in
 // the engine (both indexes).
 func TestWindowSegmentsPhysicallyDropped(t *testing.T) {
-	for _, v := range variants() {
-		t.Run(v.name, func(t *testing.T) {
-			s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
-			initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
-			defer s.Close()
-			for ts := int64(0); ts < 100; ts++ {
-				mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
-				if ts%10 == 0 {
-					mustNoErr(t, s.(Transactional).Commit(nil))
-				}
+	eachVariant(t, func(t *testing.T, v variant) {
+		s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+		initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+		defer s.Close()
+		for ts := int64(0); ts < 100; ts++ {
+			mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
+			if ts%10 == 0 {
+				mustNoErr(t, s.(Transactional).Commit(nil))
 			}
-			mustNoErr(t, s.(Transactional).Commit(nil))
-			var raw int
-			eng := s.(*windowStore).eng
-			mustNoErr(t, eng.scan(nil, nil, false, func(_, _ []byte) error { raw++; return nil }))
-			// observed 99, live from 90; segment 18 starts at 90: 10 entries × 2 indexes.
-			if raw != 20 {
-				t.Fatalf("raw entries = %d, want 20", raw)
-			}
-		})
-	}
+		}
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		var raw int
+		eng := s.(*windowStore).eng
+		mustNoErr(t, eng.scan(nil, nil, false, func(_, _ []byte) error { raw++; return nil }))
+		// observed 99, live from 90; segment 18 starts at 90: 10 entries × 2 indexes.
+		if raw != 20 {
+			t.Fatalf("raw entries = %d, want 20", raw)
+		}
+	})
 }
 
 // checkGetMatchesFetch: WindowGetter.Get answers what a one-window

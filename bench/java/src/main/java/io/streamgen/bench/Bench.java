@@ -107,6 +107,13 @@ public final class Bench {
     }
   }
 
+  /** The topic read as a table materialized in store, each record counted as it arrives. */
+  static KTable<String, byte[]> table(StreamsBuilder b, String topic, String store) {
+    return b.<String, byte[]>stream(topic)
+        .peek(Bench::hit)
+        .toTable(Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as(store));
+  }
+
   static void build(String scenario, StreamsBuilder b) {
     switch (scenario) {
       case "streamprocess":
@@ -149,10 +156,7 @@ public final class Bench {
         break;
       case "streamtablejoin":
         {
-          KTable<String, byte[]> table =
-              b.<String, byte[]>stream(SRC2)
-                  .peek(Bench::hit)
-                  .toTable(Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as("table"));
+          KTable<String, byte[]> table = table(b, SRC2, "table");
           b.<String, byte[]>stream(SRC1)
               .peek(Bench::hit)
               .leftJoin(table, (l, r) -> l)
@@ -174,14 +178,8 @@ public final class Bench {
         }
       case "tabletablejoin":
         {
-          KTable<String, byte[]> left =
-              b.<String, byte[]>stream(SRC1)
-                  .peek(Bench::hit)
-                  .toTable(Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as("left"));
-          KTable<String, byte[]> right =
-              b.<String, byte[]>stream(SRC2)
-                  .peek(Bench::hit)
-                  .toTable(Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as("right"));
+          KTable<String, byte[]> left = table(b, SRC1, "left");
+          KTable<String, byte[]> right = table(b, SRC2, "right");
           left.leftJoin(right, (l, r) -> l).toStream().foreach((k, v) -> {});
           break;
         }
