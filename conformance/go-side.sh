@@ -13,8 +13,13 @@ dst="conformance/.run/$name"
 rm -rf "$dst"
 mkdir -p "$dst"
 cp "$src/streamgen.yaml" "$dst/"
-if [[ -f "$src/funcs.go" ]]; then
-  sed '1{/^\/\/go:build/d}' "$src/funcs.go" > "$dst/funcs.go"
+# The scenario's own funcs.go, or the shared one its scenario.json names ("funcs": "x" is
+# conformance/scenarios/_funcs/x.go).
+funcs="$src/funcs.go"
+shared=$(sed -n 's/^ *"funcs": *"\([a-z0-9-]*\)".*/\1/p' "$src/scenario.json")
+[[ -n $shared ]] && funcs="conformance/scenarios/_funcs/$shared.go"
+if [[ -f "$funcs" ]]; then
+  sed '1{/^\/\/go:build/d}' "$funcs" > "$dst/funcs.go"
 fi
 # One generator binary for every scenario of a run; the Go build cache makes
 # this cheap after the first. Signatures are checked by the Go compiler here.

@@ -16,10 +16,19 @@ import (
 	"github.com/streamgen/streamgen/conformance/internal/replay"
 )
 
+// SharedFuncsDir is the directory, beside the scenarios, of the user
+// functions several scenarios share (Scenario.Funcs). Its leading underscore
+// keeps the go command's ./... patterns out of it.
+const SharedFuncsDir = "_funcs"
+
 // Scenario is one scenario.json.
 type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Funcs names the shared user functions of a family of scenarios,
+	// SharedFuncsDir/<Funcs>.go, for a scenario without a funcs.go of its own:
+	// the seven stream-stream joins, say, differ in their specs only.
+	Funcs string `json:"funcs,omitempty"`
 	// Order is "sequence" (default: outputs of each topic must match in order) or
 	// "multiset" (order within a topic is ignored). Use multiset only where Kafka Streams
 	// leaves the order open, and say why in OrderNote.
@@ -124,7 +133,7 @@ func LoadAll(root, glob string) ([]*Scenario, error) {
 	}
 	var out []*Scenario
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || e.Name() == SharedFuncsDir {
 			continue
 		}
 		if ok, err := filepath.Match(glob, e.Name()); err != nil {

@@ -42,10 +42,7 @@ func TestScenariosAreComplete(t *testing.T) {
 		if !strings.Contains(string(java), `"`+s.Name+`"`) {
 			t.Errorf("%s: no topology registered under that name in Scenarios.java", s.Name)
 		}
-		funcs, err := os.ReadFile(filepath.Join(s.Dir, "funcs.go"))
-		if err == nil && !strings.HasPrefix(string(funcs), "//go:build conformance\n") {
-			t.Errorf("%s: funcs.go must start with //go:build conformance", s.Name)
-		}
+		checkFuncs(t, s)
 		for _, in := range s.Inputs {
 			if !strings.Contains(string(spec), "\n  "+in.Name+": ") {
 				t.Errorf("%s: input topic %q is not declared in streamgen.yaml", s.Name, in.Name)
@@ -125,4 +122,25 @@ func encode(t *testing.T, seqs []replay.Sequence) []byte {
 		t.Fatal(err)
 	}
 	return []byte(b.String())
+}
+
+// checkFuncs checks that a scenario has its own funcs.go or names a shared
+// one that exists, not both, and that the file is behind the conformance tag.
+func checkFuncs(t *testing.T, s *Scenario) {
+	t.Helper()
+	own := filepath.Join(s.Dir, "funcs.go")
+	path := own
+	if s.Funcs != "" {
+		if _, err := os.Stat(own); err == nil {
+			t.Errorf("%s: has a funcs.go and names shared funcs %q: keep one", s.Name, s.Funcs)
+		}
+		path = filepath.Join(s.Dir, "..", SharedFuncsDir, s.Funcs+".go")
+	}
+	funcs, err := os.ReadFile(path)
+	switch {
+	case err != nil && s.Funcs != "":
+		t.Errorf("%s: shared funcs %q: %v", s.Name, s.Funcs, err)
+	case err == nil && !strings.HasPrefix(string(funcs), "//go:build conformance\n"):
+		t.Errorf("%s: %s must start with //go:build conformance", s.Name, path)
+	}
 }
