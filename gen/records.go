@@ -42,6 +42,7 @@ func assignNames(c *genCtx) error {
 		name := typeName(r.Name)
 		c.recordNames[r] = name
 		c.pkgScope.reserve(&c.diags, name, fmt.Sprintf("record %q", r.Name), r.Pos)
+		c.pkgScope.reserve(&c.diags, fieldsVar(name), fmt.Sprintf("field table of record %q", r.Name), r.Pos)
 	}
 	for _, e := range c.prog.Enums {
 		numbers := map[int32]string{}
@@ -302,22 +303,39 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
 }
 
-// errCheck returns `if err != nil { return b, <wrap(err)> }`.
+// errCheck returns `if err != nil { return b, <wrap(err)> }`; a nil wrap
+// returns err as it is.
 func errCheck(wrap func(jen.Code) jen.Code) *jen.Statement {
-	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), wrap(jen.Err())))
+	e := jen.Code(jen.Err())
+	if wrap != nil {
+		e = wrap(e)
+	}
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), e))
+}
+
+// checkAfter is the error check after a read that leaves nothing else to
+// do: none at the top of a field (wrap nil), where the field's decode
+// function returns the error at once and serdes.DecodeRecord adds the field
+// name to it.
+func checkAfter(wrap func(jen.Code) jen.Code) []jen.Code {
+	if wrap == nil {
+		return nil
+	}
+	return []jen.Code{errCheck(wrap)}
 }
 
 // readValue returns statements decoding a value of type t from b into dst,
-// an assignable expression of Go type goType(t). wrap adds the field path to
-// an error. present is set for the element of an optional list, map or
-// bytes: an empty value then decodes as non-nil, because nil means absent.
+// an assignable expression of Go type goType(t). wrap adds the path inside
+// the field to an error; it is nil at the top of the field. present is set
+// for the element of an optional list, map or bytes: an empty value then
+// decodes as non-nil, because nil means absent.
 func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int, present bool) []jen.Code {
 	d := strconv.Itoa(depth)
+	read := func(call jen.Code) []jen.Code {
+		return append([]jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}, checkAfter(wrap)...)
+	}
 	if fn, ok := primFuncs[t.Kind]; ok {
-		out := []jen.Code{
-			jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Read"+fn).Call(jen.Id("b")),
-			errCheck(wrap),
-		}
+		out := read(jen.Qual(pathSerdes, "Read"+fn).Call(jen.Id("b")))
 		if present && t.Kind == spec.KindBytes {
 			out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Index().Byte().Values()))
 		}
@@ -325,18 +343,11 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code,
 	}
 	switch t.Kind {
 	case spec.KindEnum:
-		x := "x" + d
-		return []jen.Code{jen.Block(
-			jen.Var().Id(x).Int32(),
-			jen.List(jen.Id(x), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadInt32").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Id(c.enumNames[t.Enum]).Call(jen.Id(x)),
-		)}
+		return read(jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum])).Call(jen.Id("b")))
 	case spec.KindRecord:
-		return []jen.Code{
+		return append([]jen.Code{
 			jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1)),
-			errCheck(wrap),
-		}
+		}, checkAfter(wrap)...)
 	case spec.KindOptional:
 		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
 			jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
@@ -352,9 +363,7 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code,
 			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
 		}
 		body := []jen.Code{dst().Op("=").Append(dst(), jen.Id(z))}
-		body = append(body, c.readValue(t.Elem, index(dst, i), func(e jen.Code) jen.Code {
-			return wrap(jen.Qual(pathSerdes, "WrapIndex").Call(e, jen.Id(i)))
-		}, depth+1, false)...)
+		body = append(body, c.readValue(t.Elem, index(dst, i), wrapWith(wrap, "WrapIndex", i), depth+1, false)...)
 		return []jen.Code{jen.Block(
 			jen.Var().Id(n).Int(),
 			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadArrayHeader").Call(jen.Id("b")),
@@ -377,9 +386,7 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code,
 			errCheck(wrap),
 			jen.Var().Id(v).Add(c.goType(t.Elem)),
 		}
-		body = append(body, c.readValue(t.Elem, id(v), func(e jen.Code) jen.Code {
-			return wrap(jen.Qual(pathSerdes, "WrapKey").Call(e, jen.Id(k)))
-		}, depth+1, false)...)
+		body = append(body, c.readValue(t.Elem, id(v), wrapWith(wrap, "WrapKey", k), depth+1, false)...)
 		body = append(body, dst().Index(jen.Id(k)).Op("=").Id(v))
 		return []jen.Code{jen.Block(
 			jen.Var().Id(n).Int(),
@@ -393,6 +400,18 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code,
 	panic(fmt.Sprintf("gen: readValue of %v", t.Kind))
 }
 
+// wrapWith nests the path wrapper of an element (serdes.WrapIndex or
+// WrapKey with the loop variable v) inside wrap.
+func wrapWith(wrap func(jen.Code) jen.Code, fn, v string) func(jen.Code) jen.Code {
+	return func(e jen.Code) jen.Code {
+		e = jen.Qual(pathSerdes, fn).Call(e, jen.Id(v))
+		if wrap != nil {
+			e = wrap(e)
+		}
+		return e
+	}
+}
+
 // readPresent decodes the element of an optional value known not to be nil
 // into dst, of Go type goType(optional<t>).
 func (c *genCtx) readPresent(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
@@ -403,11 +422,17 @@ func (c *genCtx) readPresent(t *spec.Type, dst expr, wrap func(jen.Code) jen.Cod
 		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))},
 			c.readValue(t, dst, wrap, depth, false)...)
 	}
-	p := "p" + strconv.Itoa(depth)
-	stmts := []jen.Code{jen.Id(p).Op(":=").New(c.goType(t))}
-	stmts = append(stmts, c.readValue(t, deref(id(p)), wrap, depth, false)...)
-	stmts = append(stmts, dst().Op("=").Id(p))
-	return []jen.Code{jen.Block(stmts...)}
+	// A scalar or an enum: serdes.ReadPtr allocates the pointer only once
+	// the value has decoded.
+	var reader jen.Code
+	if t.Kind == spec.KindEnum {
+		reader = jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	} else {
+		reader = jen.Qual(pathSerdes, "Read"+primFuncs[t.Kind])
+	}
+	return append([]jen.Code{
+		jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), reader),
+	}, checkAfter(wrap)...)
 }
 
 // generateRecords writes streamgen_records.go: the version gate, the enums
@@ -478,7 +503,7 @@ func (c *genCtx) genRecord(f *jen.File, r *spec.Record) {
 	c.genAppendMsg(f, r)
 	c.genUnmarshalMsg(f, r)
 
-	f.Comment("// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).")
+	f.Comment("// IsNil implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("IsNil").Params().Bool().Block(jen.Return(jen.Id("r").Op("==").Nil()))
 }
 
@@ -505,35 +530,47 @@ func (c *genCtx) genAppendMsg(f *jen.File, r *spec.Record) {
 	}
 	for _, fl := range r.Fields {
 		v := field("r", c.fieldNames[fl])
-		key := c.appendKey(fl.ID)
 		t := fl.Type
 		if t.Kind != spec.KindOptional {
-			body = append(body, key)
-			body = append(body, c.appendValue(t, v, 0)...)
+			body = append(body, c.appendField(fl.ID, t, v)...)
 			continue
 		}
 		var inner []jen.Code
 		switch {
 		case t.Elem.Kind == spec.KindRecord || nilable(t.Elem):
-			inner = c.appendValue(t.Elem, v, 0)
+			inner = c.appendField(fl.ID, t.Elem, v)
 		default:
-			inner = c.appendValue(t.Elem, deref(v), 0)
+			inner = c.appendField(fl.ID, t.Elem, deref(v))
 		}
-		body = append(body, jen.If(v().Op("!=").Nil()).Block(append([]jen.Code{key}, inner...)...))
+		body = append(body, jen.If(v().Op("!=").Nil()).Block(inner...))
 	}
 	body = append(body, jen.Return(jen.Id("b")))
-	f.Comment("// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.")
-	f.Comment("// It allocates nothing beyond growing b. A nil r appends msgpack nil.")
+	f.Comment("// AppendMsg implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("AppendMsg").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(body...)
 }
 
-// appendKey writes a field ID key. IDs below 128 are one byte (a positive
-// fixint), written directly.
-func (c *genCtx) appendKey(fid int) jen.Code {
+// appendField returns statements appending the key fid and the value v of
+// type t. A value written by one call takes the key as the buffer it
+// appends to, `b = serdes.AppendString(append(b, 1), r.ID)`, so each
+// scalar field is one line.
+func (c *genCtx) appendField(fid int, t *spec.Type, v expr) []jen.Code {
+	var key jen.Code
 	if fid >= 0 && fid < 128 {
-		return jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(fid)).Comment(fmt.Sprintf("field %d", fid))
+		// IDs below 128 are one byte (a positive fixint).
+		key = jen.Append(jen.Id("b"), jen.Lit(fid))
+	} else {
+		key = jen.Qual(pathSerdes, "AppendUint64").Call(jen.Id("b"), jen.Lit(fid))
 	}
-	return bAssign("AppendUint64", jen.Lit(fid))
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return []jen.Code{jen.Id("b").Op("=").Qual(pathSerdes, "Append"+fn).Call(key, v())}
+	}
+	switch t.Kind {
+	case spec.KindEnum:
+		return []jen.Code{jen.Id("b").Op("=").Qual(pathSerdes, "AppendInt32").Call(key, jen.Int32().Call(v()))}
+	case spec.KindRecord:
+		return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(key)}
+	}
+	return append([]jen.Code{jen.Id("b").Op("=").Add(key)}, c.appendValue(t, v, 0)...)
 }
 
 // defaultValue is the Go expression of a field's declared default, or nil
@@ -645,15 +682,14 @@ func (c *genCtx) defaultValue(r *spec.Record, fl *spec.Field) jen.Code {
 	return bad()
 }
 
+// genUnmarshalMsg writes the decoder of a record: its field table, and a
+// field decode function for serdes.DecodeRecord, which holds the loop over
+// the map and the error handling common to every record.
 func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	name := c.recordNames[r]
-	f.Comment("// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from")
-	f.Comment("// b take their spec default, unknown fields are skipped, the result does not alias")
-	f.Comment("// b. Errors are *serdes.DecodeError with the field path and offset.")
+	f.Comment("// UnmarshalMsg implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("UnmarshalMsg").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.List(jen.Id("rest"), jen.Err()).Op(":=").Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0)),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "Locate").Call(jen.Err(), jen.Id("b")))),
-		jen.Return(jen.Id("rest"), jen.Nil()),
+		jen.Return(jen.Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0))),
 	)
 
 	var defaults []jen.Code
@@ -662,69 +698,61 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 			defaults = append(defaults, jen.Id(c.fieldNames[fl]).Op(":").Add(d))
 		}
 	}
-	body := []jen.Code{
-		jen.If(jen.Id("depth").Op(">").Qual(pathSerdes, "MaxDepth")).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "TooDeep").Call(jen.Id("b")))),
-		jen.List(jen.Id("n"), jen.Id("b"), jen.Err()).Op(":=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
+	var cases []jen.Code
+	for _, fl := range r.Fields {
+		v := field("r", c.fieldNames[fl])
+		var stmts []jen.Code
+		if fl.Type.Kind == spec.KindOptional {
+			stmts = c.readPresent(fl.Type.Elem, v, nil, 0)
+		} else {
+			stmts = c.readValue(fl.Type, v, nil, 0, false)
+		}
+		cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
 	}
-	var loop []jen.Code
-	if len(r.Fields) == 0 {
-		loop = append(loop,
-			jen.List(jen.Id("_"), jen.Id("_"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		)
+	decode := jen.Func().Params(jen.Id("id").Int(), jen.Id("b").Index().Byte()).Params(jen.Id("_").Index().Byte(), jen.Err().Error())
+	if len(cases) == 0 {
+		decode = jen.Nil() // no field: DecodeRecord skips every entry
 	} else {
-		var byName []jen.Code
-		for _, fl := range r.Fields {
-			byName = append(byName, jen.Case(jen.Lit(fl.Name)).Block(jen.Id("id").Op("=").Lit(fl.ID)))
-		}
-		var cases []jen.Code
-		for _, fl := range r.Fields {
-			fname := fl.Name
-			wrap := func(e jen.Code) jen.Code { return jen.Qual(pathSerdes, "WrapField").Call(e, jen.Lit(fname)) }
-			v := field("r", c.fieldNames[fl])
-			var stmts []jen.Code
-			if fl.Type.Kind == spec.KindOptional {
-				stmts = c.readPresent(fl.Type.Elem, v, wrap, 0)
-			} else {
-				stmts = c.readValue(fl.Type, v, wrap, 0, false)
-			}
-			cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
-		}
-		cases = append(cases, jen.Default().Block(
-			jen.Comment("// A field of a newer schema, or a key of another type."),
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		))
-		loop = append(loop,
-			jen.Var().Id("id").Int(),
-			jen.Var().Id("name").Index().Byte(),
-			jen.List(jen.Id("id"), jen.Id("name"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-			// One check for every field: a nil value is an absent field
-			// (required or optional), which keeps its default. For an
-			// unknown field it is skipped all the same.
-			jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
-				jen.Comment("// nil means absent: the field keeps its default."),
-				jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
-				jen.Continue(),
-			),
-			jen.If(jen.Id("name").Op("!=").Nil()).Block(
-				jen.Comment("// Written with spec field names (msgpack/v5 struct tags, Python dicts);"),
-				jen.Comment("// an unknown name leaves id 0, which no field has."),
-				jen.Switch(jen.String().Call(jen.Id("name"))).Block(byName...),
-			),
-			jen.Switch(jen.Id("id")).Block(cases...),
-		)
+		decode = decode.Block(jen.Switch(jen.Id("id")).Block(cases...), jen.Return(jen.Id("b"), jen.Err()))
 	}
-	body = append(body,
-		jen.For(jen.Empty(), jen.Id("n").Op(">").Lit(0), jen.Id("n").Op("--")).Block(loop...),
-		jen.Return(jen.Id("b"), jen.Nil()),
+	f.Comment("// sgDecode is UnmarshalMsg for a record nested depth deep.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
+		jen.Return(jen.Qual(pathSerdes, "DecodeRecord").Call(jen.Id("b"), jen.Id("depth"), jen.Id(fieldsVar(name)), decode)),
 	)
-	f.Comment("// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing")
-	f.Comment("// records so hostile input cannot nest a recursive schema until the stack overflows.")
-	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+	f.Line()
+	f.Var().Id(fieldsVar(name)).Op("=").Add(c.fieldTable(r))
+}
+
+// fieldsVar names the serdes.Fields table of record name.
+func fieldsVar(name string) string { return "sg" + name + "Fields" }
+
+// fieldTable is a record's serdes.Fields literal, {ID: name, ...}: one
+// line when it fits, else a row every few entries so a long record stays
+// readable.
+func (c *genCtx) fieldTable(r *spec.Record) *jen.Statement {
+	var rows []jen.Code
+	var row *jen.Statement
+	width := 0
+	for _, fl := range r.Fields {
+		entry := jen.Lit(fl.ID).Op(":").Lit(fl.Name)
+		w := len(fmt.Sprintf("%d: %q, ", fl.ID, fl.Name))
+		if row == nil || width+w > 72 {
+			if row != nil {
+				rows = append(rows, row)
+			}
+			row, width = entry, 0
+		} else {
+			row = row.Op(",").Add(entry)
+		}
+		width += w
+	}
+	if row != nil {
+		rows = append(rows, row)
+	}
+	t := jen.Qual(pathSerdes, "Fields")
+	if len(rows) <= 1 {
+		return t.Values(rows...)
+	}
+	return t.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, rows...)
 }

@@ -52,8 +52,7 @@ type Empty struct{}
 
 var _ serdes.Record = (*Empty)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Empty) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -62,42 +61,20 @@ func (r *Empty) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Empty{}
-	for ; n > 0; n-- {
-		_, _, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		b, err = serdes.Skip(b)
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	return serdes.DecodeRecord(b, depth, sgEmptyFields, nil)
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgEmptyFields = serdes.Fields{}
+
+// IsNil implements serdes.Record.
 func (r *Empty) IsNil() bool {
 	return r == nil
 }
@@ -152,8 +129,7 @@ type Everything struct {
 
 var _ serdes.Record = (*Everything)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Everything) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -187,53 +163,37 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.S)
-	b = append(b, 2) // field 2
-	b = serdes.AppendBytes(b, r.Raw)
-	b = append(b, 3) // field 3
-	b = serdes.AppendBool(b, r.Flag)
-	b = append(b, 4) // field 4
-	b = serdes.AppendInt32(b, r.I32)
-	b = append(b, 5) // field 5
-	b = serdes.AppendInt64(b, r.I64)
-	b = append(b, 6) // field 6
-	b = serdes.AppendUint32(b, r.U32)
-	b = append(b, 7) // field 7
-	b = serdes.AppendUint64(b, r.U64)
-	b = append(b, 8) // field 8
-	b = serdes.AppendFloat32(b, r.F32)
-	b = append(b, 9) // field 9
-	b = serdes.AppendFloat64(b, r.F64)
-	b = append(b, 10) // field 10
-	b = serdes.AppendTimestamp(b, r.At)
-	b = append(b, 11) // field 11
-	b = serdes.AppendDuration(b, r.Took)
-	b = append(b, 12) // field 12
-	b = serdes.AppendInt32(b, int32(r.Status))
-	b = append(b, 13) // field 13
-	b = r.Leaf.AppendMsg(b)
+	b = serdes.AppendString(append(b, 1), r.S)
+	b = serdes.AppendBytes(append(b, 2), r.Raw)
+	b = serdes.AppendBool(append(b, 3), r.Flag)
+	b = serdes.AppendInt32(append(b, 4), r.I32)
+	b = serdes.AppendInt64(append(b, 5), r.I64)
+	b = serdes.AppendUint32(append(b, 6), r.U32)
+	b = serdes.AppendUint64(append(b, 7), r.U64)
+	b = serdes.AppendFloat32(append(b, 8), r.F32)
+	b = serdes.AppendFloat64(append(b, 9), r.F64)
+	b = serdes.AppendTimestamp(append(b, 10), r.At)
+	b = serdes.AppendDuration(append(b, 11), r.Took)
+	b = serdes.AppendInt32(append(b, 12), int32(r.Status))
+	b = r.Leaf.AppendMsg(append(b, 13))
 	if r.OptS != nil {
-		b = append(b, 14) // field 14
-		b = serdes.AppendString(b, *r.OptS)
+		b = serdes.AppendString(append(b, 14), *r.OptS)
 	}
 	if r.OptI != nil {
-		b = append(b, 15) // field 15
-		b = serdes.AppendInt32(b, *r.OptI)
+		b = serdes.AppendInt32(append(b, 15), *r.OptI)
 	}
 	if r.OptLeaf != nil {
-		b = append(b, 16) // field 16
-		b = r.OptLeaf.AppendMsg(b)
+		b = r.OptLeaf.AppendMsg(append(b, 16))
 	}
 	if r.OptList != nil {
-		b = append(b, 17) // field 17
+		b = append(b, 17)
 		b = serdes.AppendArrayHeader(b, len(r.OptList))
 		for i0 := range r.OptList {
 			b = serdes.AppendString(b, r.OptList[i0])
 		}
 	}
 	if r.OptMap != nil {
-		b = append(b, 18) // field 18
+		b = append(b, 18)
 		{
 			// Keys in sorted order: equal records encode to equal bytes.
 			var kb0 [16]serdes.Entry[float64]
@@ -245,28 +205,25 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		}
 	}
 	if r.OptBytes != nil {
-		b = append(b, 19) // field 19
-		b = serdes.AppendBytes(b, r.OptBytes)
+		b = serdes.AppendBytes(append(b, 19), r.OptBytes)
 	}
 	if r.OptStatus != nil {
-		b = append(b, 20) // field 20
-		b = serdes.AppendInt32(b, int32(*r.OptStatus))
+		b = serdes.AppendInt32(append(b, 20), int32(*r.OptStatus))
 	}
 	if r.OptAt != nil {
-		b = append(b, 21) // field 21
-		b = serdes.AppendTimestamp(b, *r.OptAt)
+		b = serdes.AppendTimestamp(append(b, 21), *r.OptAt)
 	}
-	b = append(b, 22) // field 22
+	b = append(b, 22)
 	b = serdes.AppendArrayHeader(b, len(r.ListS))
 	for i0 := range r.ListS {
 		b = serdes.AppendString(b, r.ListS[i0])
 	}
-	b = append(b, 23) // field 23
+	b = append(b, 23)
 	b = serdes.AppendArrayHeader(b, len(r.ListLeaf))
 	for i0 := range r.ListLeaf {
 		b = r.ListLeaf[i0].AppendMsg(b)
 	}
-	b = append(b, 24) // field 24
+	b = append(b, 24)
 	b = serdes.AppendArrayHeader(b, len(r.ListOpt))
 	for i0 := range r.ListOpt {
 		if r.ListOpt[i0] == nil {
@@ -275,7 +232,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = serdes.AppendInt64(b, *r.ListOpt[i0])
 		}
 	}
-	b = append(b, 25) // field 25
+	b = append(b, 25)
 	b = serdes.AppendArrayHeader(b, len(r.ListList))
 	for i0 := range r.ListList {
 		b = serdes.AppendArrayHeader(b, len(r.ListList[i0]))
@@ -283,7 +240,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = serdes.AppendUint32(b, r.ListList[i0][i1])
 		}
 	}
-	b = append(b, 26) // field 26
+	b = append(b, 26)
 	b = serdes.AppendArrayHeader(b, len(r.ListMap))
 	for i0 := range r.ListMap {
 		{
@@ -296,12 +253,12 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			}
 		}
 	}
-	b = append(b, 27) // field 27
+	b = append(b, 27)
 	b = serdes.AppendArrayHeader(b, len(r.ListStatus))
 	for i0 := range r.ListStatus {
 		b = serdes.AppendInt32(b, int32(r.ListStatus[i0]))
 	}
-	b = append(b, 28) // field 28
+	b = append(b, 28)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]serdes.Entry[string]
@@ -311,7 +268,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = serdes.AppendString(b, e0.Value)
 		}
 	}
-	b = append(b, 29) // field 29
+	b = append(b, 29)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
@@ -322,7 +279,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = v0.AppendMsg(b)
 		}
 	}
-	b = append(b, 30) // field 30
+	b = append(b, 30)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]serdes.Entry[[]Leaf]
@@ -335,7 +292,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			}
 		}
 	}
-	b = append(b, 31) // field 31
+	b = append(b, 31)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]serdes.Entry[*Leaf]
@@ -345,249 +302,69 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = e0.Value.AppendMsg(b)
 		}
 	}
-	b = append(b, 32) // field 32
-	b = serdes.AppendString(b, r.Old)
-	b = serdes.AppendUint64(b, 200)
-	b = serdes.AppendString(b, r.UserID)
-	b = serdes.AppendUint64(b, 201)
-	b = serdes.AppendInt32(b, r.DI32)
-	b = serdes.AppendUint64(b, 202)
-	b = serdes.AppendUint64(b, r.DU64)
-	b = serdes.AppendUint64(b, 203)
-	b = serdes.AppendFloat32(b, r.DF32)
-	b = serdes.AppendUint64(b, 204)
-	b = serdes.AppendBool(b, r.DBool)
-	b = serdes.AppendUint64(b, 205)
-	b = serdes.AppendTimestamp(b, r.DAt)
-	b = serdes.AppendUint64(b, 206)
-	b = serdes.AppendDuration(b, r.DTook)
+	b = serdes.AppendString(append(b, 32), r.Old)
+	b = serdes.AppendString(serdes.AppendUint64(b, 200), r.UserID)
+	b = serdes.AppendInt32(serdes.AppendUint64(b, 201), r.DI32)
+	b = serdes.AppendUint64(serdes.AppendUint64(b, 202), r.DU64)
+	b = serdes.AppendFloat32(serdes.AppendUint64(b, 203), r.DF32)
+	b = serdes.AppendBool(serdes.AppendUint64(b, 204), r.DBool)
+	b = serdes.AppendTimestamp(serdes.AppendUint64(b, 205), r.DAt)
+	b = serdes.AppendDuration(serdes.AppendUint64(b, 206), r.DTook)
 	if r.Node != nil {
-		b = serdes.AppendUint64(b, 300)
-		b = r.Node.AppendMsg(b)
+		b = r.Node.AppendMsg(serdes.AppendUint64(b, 300))
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Everything{Status: StatusPaid, UserID: "anonymous", DI32: -5, DU64: 18446744073709551615, DF32: 1.5, DBool: true, DAt: time.UnixMilli(1700000000000).UTC(), DTook: 1500 * time.Millisecond}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "s":
-				id = 1
-			case "raw":
-				id = 2
-			case "flag":
-				id = 3
-			case "i32":
-				id = 4
-			case "i64":
-				id = 5
-			case "u32":
-				id = 6
-			case "u64":
-				id = 7
-			case "f32":
-				id = 8
-			case "f64":
-				id = 9
-			case "at":
-				id = 10
-			case "took":
-				id = 11
-			case "status":
-				id = 12
-			case "leaf":
-				id = 13
-			case "opt_s":
-				id = 14
-			case "opt_i":
-				id = 15
-			case "opt_leaf":
-				id = 16
-			case "opt_list":
-				id = 17
-			case "opt_map":
-				id = 18
-			case "opt_bytes":
-				id = 19
-			case "opt_status":
-				id = 20
-			case "opt_at":
-				id = 21
-			case "list_s":
-				id = 22
-			case "list_leaf":
-				id = 23
-			case "list_opt":
-				id = 24
-			case "list_list":
-				id = 25
-			case "list_map":
-				id = 26
-			case "list_status":
-				id = 27
-			case "map_s":
-				id = 28
-			case "map_leaf":
-				id = 29
-			case "map_list":
-				id = 30
-			case "map_opt_leaf":
-				id = 31
-			case "old":
-				id = 32
-			case "user_id":
-				id = 200
-			case "d_i32":
-				id = 201
-			case "d_u64":
-				id = 202
-			case "d_f32":
-				id = 203
-			case "d_bool":
-				id = 204
-			case "d_at":
-				id = 205
-			case "d_took":
-				id = 206
-			case "node":
-				id = 300
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgEverythingFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.S, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "s")
-			}
 		case 2:
 			r.Raw, b, err = serdes.ReadBytes(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "raw")
-			}
 		case 3:
 			r.Flag, b, err = serdes.ReadBool(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "flag")
-			}
 		case 4:
 			r.I32, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "i32")
-			}
 		case 5:
 			r.I64, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "i64")
-			}
 		case 6:
 			r.U32, b, err = serdes.ReadUint32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u32")
-			}
 		case 7:
 			r.U64, b, err = serdes.ReadUint64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u64")
-			}
 		case 8:
 			r.F32, b, err = serdes.ReadFloat32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "f32")
-			}
 		case 9:
 			r.F64, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "f64")
-			}
 		case 10:
 			r.At, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "at")
-			}
 		case 11:
 			r.Took, b, err = serdes.ReadDuration(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "took")
-			}
 		case 12:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "status")
-				}
-				r.Status = Status(x0)
-			}
+			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 13:
 			b, err = r.Leaf.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "leaf")
-			}
 		case 14:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_s")
-				}
-				r.OptS = p0
-			}
+			r.OptS, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 15:
-			{
-				p0 := new(int32)
-				*p0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_i")
-				}
-				r.OptI = p0
-			}
+			r.OptI, b, err = serdes.ReadPtr(b, serdes.ReadInt32)
 		case 16:
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "opt_leaf")
-			}
 		case 17:
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "opt_list")
+					return b, err
 				}
 				r.OptList = nil
 				r.OptList = make([]string, 0, min(n0, serdes.MaxPrealloc))
@@ -596,7 +373,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					r.OptList = append(r.OptList, z0)
 					r.OptList[i0], b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "opt_list")
+						return b, serdes.WrapIndex(err, i0)
 					}
 				}
 			}
@@ -605,7 +382,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "opt_map")
+					return b, err
 				}
 				r.OptMap = nil
 				r.OptMap = make(map[string]float64, min(n0, serdes.MaxPrealloc))
@@ -613,52 +390,31 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "opt_map")
+						return b, err
 					}
 					var v0 float64
 					v0, b, err = serdes.ReadFloat64(b)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "opt_map")
+						return b, serdes.WrapKey(err, k0)
 					}
 					r.OptMap[k0] = v0
 				}
 			}
 		case 19:
 			r.OptBytes, b, err = serdes.ReadBytes(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "opt_bytes")
-			}
 			if r.OptBytes == nil {
 				r.OptBytes = []byte{}
 			}
 		case 20:
-			{
-				p0 := new(Status)
-				{
-					var x0 int32
-					x0, b, err = serdes.ReadInt32(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "opt_status")
-					}
-					*p0 = Status(x0)
-				}
-				r.OptStatus = p0
-			}
+			r.OptStatus, b, err = serdes.ReadPtr(b, serdes.ReadEnum[Status])
 		case 21:
-			{
-				p0 := new(time.Time)
-				*p0, b, err = serdes.ReadTimestamp(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_at")
-				}
-				r.OptAt = p0
-			}
+			r.OptAt, b, err = serdes.ReadPtr(b, serdes.ReadTimestamp)
 		case 22:
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_s")
+					return b, err
 				}
 				r.ListS = nil
 				if n0 > 0 {
@@ -669,7 +425,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					r.ListS = append(r.ListS, z0)
 					r.ListS[i0], b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_s")
+						return b, serdes.WrapIndex(err, i0)
 					}
 				}
 			}
@@ -678,7 +434,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_leaf")
+					return b, err
 				}
 				r.ListLeaf = nil
 				if n0 > 0 {
@@ -689,7 +445,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					r.ListLeaf = append(r.ListLeaf, z0)
 					b, err = r.ListLeaf[i0].sgDecode(b, depth+1)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_leaf")
+						return b, serdes.WrapIndex(err, i0)
 					}
 				}
 			}
@@ -698,7 +454,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_opt")
+					return b, err
 				}
 				r.ListOpt = nil
 				if n0 > 0 {
@@ -711,13 +467,9 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 						b = b[1:]
 						r.ListOpt[i0] = nil
 					} else {
-						{
-							p1 := new(int64)
-							*p1, b, err = serdes.ReadInt64(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_opt")
-							}
-							r.ListOpt[i0] = p1
+						r.ListOpt[i0], b, err = serdes.ReadPtr(b, serdes.ReadInt64)
+						if err != nil {
+							return b, serdes.WrapIndex(err, i0)
 						}
 					}
 				}
@@ -727,7 +479,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_list")
+					return b, err
 				}
 				r.ListList = nil
 				if n0 > 0 {
@@ -740,7 +492,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 						var n1 int
 						n1, b, err = serdes.ReadArrayHeader(b)
 						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_list")
+							return b, serdes.WrapIndex(err, i0)
 						}
 						r.ListList[i0] = nil
 						if n1 > 0 {
@@ -751,7 +503,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 							r.ListList[i0] = append(r.ListList[i0], z1)
 							r.ListList[i0][i1], b, err = serdes.ReadUint32(b)
 							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapIndex(err, i1), i0), "list_list")
+								return b, serdes.WrapIndex(serdes.WrapIndex(err, i1), i0)
 							}
 						}
 					}
@@ -762,7 +514,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_map")
+					return b, err
 				}
 				r.ListMap = nil
 				if n0 > 0 {
@@ -775,7 +527,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 						var n1 int
 						n1, b, err = serdes.ReadMapHeader(b)
 						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_map")
+							return b, serdes.WrapIndex(err, i0)
 						}
 						r.ListMap[i0] = nil
 						if n1 > 0 {
@@ -785,12 +537,12 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 							var k1 string
 							k1, b, err = serdes.ReadString(b)
 							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_map")
+								return b, serdes.WrapIndex(err, i0)
 							}
 							var v1 bool
 							v1, b, err = serdes.ReadBool(b)
 							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(err, k1), i0), "list_map")
+								return b, serdes.WrapIndex(serdes.WrapKey(err, k1), i0)
 							}
 							r.ListMap[i0][k1] = v1
 						}
@@ -802,7 +554,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "list_status")
+					return b, err
 				}
 				r.ListStatus = nil
 				if n0 > 0 {
@@ -811,13 +563,9 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var z0 Status
 				for i0 := 0; i0 < n0; i0++ {
 					r.ListStatus = append(r.ListStatus, z0)
-					{
-						var x1 int32
-						x1, b, err = serdes.ReadInt32(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_status")
-						}
-						r.ListStatus[i0] = Status(x1)
+					r.ListStatus[i0], b, err = serdes.ReadEnum[Status](b)
+					if err != nil {
+						return b, serdes.WrapIndex(err, i0)
 					}
 				}
 			}
@@ -826,7 +574,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "map_s")
+					return b, err
 				}
 				r.MapS = nil
 				if n0 > 0 {
@@ -836,12 +584,12 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "map_s")
+						return b, err
 					}
 					var v0 string
 					v0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_s")
+						return b, serdes.WrapKey(err, k0)
 					}
 					r.MapS[k0] = v0
 				}
@@ -851,7 +599,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "map_leaf")
+					return b, err
 				}
 				r.MapLeaf = nil
 				if n0 > 0 {
@@ -861,12 +609,12 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "map_leaf")
+						return b, err
 					}
 					var v0 Leaf
 					b, err = v0.sgDecode(b, depth+1)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_leaf")
+						return b, serdes.WrapKey(err, k0)
 					}
 					r.MapLeaf[k0] = v0
 				}
@@ -876,7 +624,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "map_list")
+					return b, err
 				}
 				r.MapList = nil
 				if n0 > 0 {
@@ -886,14 +634,14 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "map_list")
+						return b, err
 					}
 					var v0 []Leaf
 					{
 						var n1 int
 						n1, b, err = serdes.ReadArrayHeader(b)
 						if err != nil {
-							return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_list")
+							return b, serdes.WrapKey(err, k0)
 						}
 						v0 = nil
 						if n1 > 0 {
@@ -904,7 +652,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 							v0 = append(v0, z1)
 							b, err = v0[i1].sgDecode(b, depth+1)
 							if err != nil {
-								return b, serdes.WrapField(serdes.WrapKey(serdes.WrapIndex(err, i1), k0), "map_list")
+								return b, serdes.WrapKey(serdes.WrapIndex(err, i1), k0)
 							}
 						}
 					}
@@ -916,7 +664,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "map_opt_leaf")
+					return b, err
 				}
 				r.MapOptLeaf = nil
 				if n0 > 0 {
@@ -926,7 +674,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "map_opt_leaf")
+						return b, err
 					}
 					var v0 *Leaf
 					if serdes.IsNil(b) {
@@ -936,7 +684,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 						v0 = new(Leaf)
 						b, err = v0.sgDecode(b, depth+1)
 						if err != nil {
-							return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_opt_leaf")
+							return b, serdes.WrapKey(err, k0)
 						}
 					}
 					r.MapOptLeaf[k0] = v0
@@ -944,62 +692,41 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 			}
 		case 32:
 			r.Old, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "old")
-			}
 		case 200:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 201:
 			r.DI32, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_i32")
-			}
 		case 202:
 			r.DU64, b, err = serdes.ReadUint64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_u64")
-			}
 		case 203:
 			r.DF32, b, err = serdes.ReadFloat32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_f32")
-			}
 		case 204:
 			r.DBool, b, err = serdes.ReadBool(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_bool")
-			}
 		case 205:
 			r.DAt, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_at")
-			}
 		case 206:
 			r.DTook, b, err = serdes.ReadDuration(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_took")
-			}
 		case 300:
 			r.Node = new(Node)
 			b, err = r.Node.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "node")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgEverythingFields = serdes.Fields{
+	1: "s", 2: "raw", 3: "flag", 4: "i32", 5: "i64", 6: "u32", 7: "u64",
+	8: "f32", 9: "f64", 10: "at", 11: "took", 12: "status", 13: "leaf",
+	14: "opt_s", 15: "opt_i", 16: "opt_leaf", 17: "opt_list",
+	18: "opt_map", 19: "opt_bytes", 20: "opt_status", 21: "opt_at",
+	22: "list_s", 23: "list_leaf", 24: "list_opt", 25: "list_list",
+	26: "list_map", 27: "list_status", 28: "map_s", 29: "map_leaf",
+	30: "map_list", 31: "map_opt_leaf", 32: "old", 200: "user_id",
+	201: "d_i32", 202: "d_u64", 203: "d_f32", 204: "d_bool", 205: "d_at",
+	206: "d_took", 300: "node",
+}
+
+// IsNil implements serdes.Record.
 func (r *Everything) IsNil() bool {
 	return r == nil
 }
@@ -1011,78 +738,36 @@ type Leaf struct {
 
 var _ serdes.Record = (*Leaf)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Leaf) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 1)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Name)
+	b = serdes.AppendString(append(b, 1), r.Name)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Leaf{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "name":
-				id = 1
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgLeafFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgLeafFields = serdes.Fields{1: "name"}
+
+// IsNil implements serdes.Record.
 func (r *Leaf) IsNil() bool {
 	return r == nil
 }
@@ -1099,8 +784,7 @@ type Node struct {
 
 var _ serdes.Record = (*Node)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Node) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -1110,18 +794,16 @@ func (r *Node) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendInt64(b, r.Value)
+	b = serdes.AppendInt64(append(b, 1), r.Value)
 	if r.Next != nil {
-		b = append(b, 2) // field 2
-		b = r.Next.AppendMsg(b)
+		b = r.Next.AppendMsg(append(b, 2))
 	}
-	b = append(b, 3) // field 3
+	b = append(b, 3)
 	b = serdes.AppendArrayHeader(b, len(r.Children))
 	for i0 := range r.Children {
 		b = r.Children[i0].AppendMsg(b)
 	}
-	b = append(b, 4) // field 4
+	b = append(b, 4)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
@@ -1135,72 +817,27 @@ func (r *Node) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Node{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "value":
-				id = 1
-			case "next":
-				id = 2
-			case "children":
-				id = 3
-			case "by_name":
-				id = 4
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgNodeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Value, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "value")
-			}
 		case 2:
 			r.Next = new(Node)
 			b, err = r.Next.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "next")
-			}
 		case 3:
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "children")
+					return b, err
 				}
 				r.Children = nil
 				if n0 > 0 {
@@ -1211,7 +848,7 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 					r.Children = append(r.Children, z0)
 					b, err = r.Children[i0].sgDecode(b, depth+1)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "children")
+						return b, serdes.WrapIndex(err, i0)
 					}
 				}
 			}
@@ -1220,7 +857,7 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 				var n0 int
 				n0, b, err = serdes.ReadMapHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "by_name")
+					return b, err
 				}
 				r.ByName = nil
 				if n0 > 0 {
@@ -1230,28 +867,24 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 					var k0 string
 					k0, b, err = serdes.ReadString(b)
 					if err != nil {
-						return b, serdes.WrapField(err, "by_name")
+						return b, err
 					}
 					var v0 Node
 					b, err = v0.sgDecode(b, depth+1)
 					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "by_name")
+						return b, serdes.WrapKey(err, k0)
 					}
 					r.ByName[k0] = v0
 				}
 			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgNodeFields = serdes.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
+
+// IsNil implements serdes.Record.
 func (r *Node) IsNil() bool {
 	return r == nil
 }

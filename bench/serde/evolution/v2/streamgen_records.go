@@ -53,78 +53,36 @@ type Address struct {
 
 var _ serdes.Record = (*Address)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Address) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 1)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.City)
+	b = serdes.AppendString(append(b, 1), r.City)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Address{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "city":
-				id = 1
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgAddressFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.City, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "city")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgAddressFields = serdes.Fields{1: "city"}
+
+// IsNil implements serdes.Record.
 func (r *Address) IsNil() bool {
 	return r == nil
 }
@@ -143,8 +101,7 @@ type Profile struct {
 
 var _ serdes.Record = (*Profile)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Profile) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -154,23 +111,16 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.FullName)
-	b = append(b, 3) // field 3
-	b = serdes.AppendInt32(b, r.Age)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.FullName)
+	b = serdes.AppendInt32(append(b, 3), r.Age)
 	if r.Email != nil {
-		b = append(b, 4) // field 4
-		b = serdes.AppendString(b, *r.Email)
+		b = serdes.AppendString(append(b, 4), *r.Email)
 	}
-	b = append(b, 5) // field 5
-	b = serdes.AppendInt64(b, r.Score)
-	b = append(b, 6) // field 6
-	b = serdes.AppendInt32(b, int32(r.Tier))
-	b = append(b, 7) // field 7
-	b = r.Address.AppendMsg(b)
-	b = append(b, 8) // field 8
+	b = serdes.AppendInt64(append(b, 5), r.Score)
+	b = serdes.AppendInt32(append(b, 6), int32(r.Tier))
+	b = r.Address.AppendMsg(append(b, 7))
+	b = append(b, 8)
 	b = serdes.AppendArrayHeader(b, len(r.History))
 	for i0 := range r.History {
 		{
@@ -189,112 +139,36 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Profile{Score: 100, Tier: TierGold}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "full_name":
-				id = 2
-			case "age":
-				id = 3
-			case "email":
-				id = 4
-			case "score":
-				id = 5
-			case "tier":
-				id = 6
-			case "address":
-				id = 7
-			case "history":
-				id = 8
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.FullName, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "full_name")
-			}
 		case 3:
 			r.Age, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "age")
-			}
 		case 4:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "email")
-				}
-				r.Email = p0
-			}
+			r.Email, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 5:
 			r.Score, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "score")
-			}
 		case 6:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "tier")
-				}
-				r.Tier = Tier(x0)
-			}
+			r.Tier, b, err = serdes.ReadEnum[Tier](b)
 		case 7:
 			b, err = r.Address.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "address")
-			}
 		case 8:
 			{
 				var n0 int
 				n0, b, err = serdes.ReadArrayHeader(b)
 				if err != nil {
-					return b, serdes.WrapField(err, "history")
+					return b, err
 				}
 				r.History = nil
 				if n0 > 0 {
@@ -307,7 +181,7 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 						var n1 int
 						n1, b, err = serdes.ReadMapHeader(b)
 						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "history")
+							return b, serdes.WrapIndex(err, i0)
 						}
 						r.History[i0] = nil
 						if n1 > 0 {
@@ -317,14 +191,14 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 							var k1 string
 							k1, b, err = serdes.ReadString(b)
 							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "history")
+								return b, serdes.WrapIndex(err, i0)
 							}
 							var v1 []Address
 							{
 								var n2 int
 								n2, b, err = serdes.ReadArrayHeader(b)
 								if err != nil {
-									return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(err, k1), i0), "history")
+									return b, serdes.WrapIndex(serdes.WrapKey(err, k1), i0)
 								}
 								v1 = nil
 								if n2 > 0 {
@@ -335,7 +209,7 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 									v1 = append(v1, z2)
 									b, err = v1[i2].sgDecode(b, depth+1)
 									if err != nil {
-										return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(serdes.WrapIndex(err, i2), k1), i0), "history")
+										return b, serdes.WrapIndex(serdes.WrapKey(serdes.WrapIndex(err, i2), k1), i0)
 									}
 								}
 							}
@@ -344,18 +218,17 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 					}
 				}
 			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+var sgProfileFields = serdes.Fields{
+	1: "id", 2: "full_name", 3: "age", 4: "email", 5: "score", 6: "tier",
+	7: "address", 8: "history",
+}
+
+// IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {
 	return r == nil
 }
