@@ -303,136 +303,73 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
 }
 
-// errCheck returns `if err != nil { return b, <wrap(err)> }`; a nil wrap
-// returns err as it is.
-func errCheck(wrap func(jen.Code) jen.Code) *jen.Statement {
-	e := jen.Code(jen.Err())
-	if wrap != nil {
-		e = wrap(e)
-	}
-	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), e))
-}
-
-// checkAfter is the error check after a read that leaves nothing else to
-// do: none at the top of a field (wrap nil), where the field's decode
-// function returns the error at once and serdes.DecodeRecord adds the field
-// name to it.
-func checkAfter(wrap func(jen.Code) jen.Code) []jen.Code {
-	if wrap == nil {
-		return nil
-	}
-	return []jen.Code{errCheck(wrap)}
-}
-
 // readValue returns statements decoding a value of type t from b into dst,
-// an assignable expression of Go type goType(t). wrap adds the path inside
-// the field to an error; it is nil at the top of the field. present is set
-// for the element of an optional list, map or bytes: an empty value then
-// decodes as non-nil, because nil means absent.
-func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int, present bool) []jen.Code {
-	d := strconv.Itoa(depth)
+// an assignable expression of Go type goType(t), leaving any error in err
+// for the enclosing function to return at once: serdes.DecodeRecord adds
+// the field name to it, and serdes.ReadList and ReadMap the index or key.
+// present is set for the element of an optional list, map or bytes: an
+// empty value then decodes as non-nil, because nil means absent.
+func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
 	read := func(call jen.Code) []jen.Code {
-		return append([]jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}, checkAfter(wrap)...)
+		return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}
 	}
-	if fn, ok := primFuncs[t.Kind]; ok {
-		out := read(jen.Qual(pathSerdes, "Read"+fn).Call(jen.Id("b")))
-		if present && t.Kind == spec.KindBytes {
-			out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Index().Byte().Values()))
-		}
-		return out
-	}
+	var out []jen.Code
 	switch t.Kind {
-	case spec.KindEnum:
-		return read(jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum])).Call(jen.Id("b")))
 	case spec.KindRecord:
-		return append([]jen.Code{
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1)),
-		}, checkAfter(wrap)...)
+		return []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))}
 	case spec.KindOptional:
 		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
 			jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
 			dst().Op("=").Nil(),
-		).Else().Block(c.readPresent(t.Elem, dst, wrap, depth)...)}
+		).Else().Block(c.readPresent(t.Elem, dst)...)}
 	case spec.KindList:
-		n, i, z := "n"+d, "i"+d, "z"+d
-		alloc := dst().Op("=").Make(c.goType(t), jen.Lit(0), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
-		var allocStmt jen.Code = alloc
-		if !present {
-			// A required empty list decodes as nil, the zero value, so a
-			// zero record survives a round trip unchanged.
-			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
+		if t.Elem.Kind == spec.KindRecord {
+			// In place: see serdes.ReadRecordList.
+			name := c.recordNames[t.Elem.Record]
+			decode := jen.Func().Params(jen.Id("b").Index().Byte(), jen.Id("v").Op("*").Id(name)).Params(jen.Index().Byte(), jen.Error()).Block(
+				jen.Return(jen.Id("v").Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))))
+			out = read(jen.Qual(pathSerdes, "ReadRecordList").Call(jen.Id("b"), decode))
+			break
 		}
-		body := []jen.Code{dst().Op("=").Append(dst(), jen.Id(z))}
-		body = append(body, c.readValue(t.Elem, index(dst, i), wrapWith(wrap, "WrapIndex", i), depth+1, false)...)
-		return []jen.Code{jen.Block(
-			jen.Var().Id(n).Int(),
-			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadArrayHeader").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Nil(),
-			allocStmt,
-			jen.Var().Id(z).Add(c.goType(t.Elem)),
-			jen.For(jen.Id(i).Op(":=").Lit(0), jen.Id(i).Op("<").Id(n), jen.Id(i).Op("++")).Block(body...),
-		)}
+		out = read(jen.Qual(pathSerdes, "ReadList").Call(jen.Id("b"), c.elemReader(t.Elem)))
 	case spec.KindMap:
-		n, k, v := "n"+d, "k"+d, "v"+d
-		alloc := dst().Op("=").Make(c.goType(t), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
-		var allocStmt jen.Code = alloc
-		if !present {
-			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
-		}
-		body := []jen.Code{
-			jen.Var().Id(k).String(),
-			jen.List(jen.Id(k), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadString").Call(jen.Id("b")),
-			errCheck(wrap),
-			jen.Var().Id(v).Add(c.goType(t.Elem)),
-		}
-		body = append(body, c.readValue(t.Elem, id(v), wrapWith(wrap, "WrapKey", k), depth+1, false)...)
-		body = append(body, dst().Index(jen.Id(k)).Op("=").Id(v))
-		return []jen.Code{jen.Block(
-			jen.Var().Id(n).Int(),
-			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Nil(),
-			allocStmt,
-			jen.For(jen.Empty(), jen.Id(n).Op(">").Lit(0), jen.Id(n).Op("--")).Block(body...),
-		)}
+		out = read(jen.Qual(pathSerdes, "ReadMap").Call(jen.Id("b"), c.elemReader(t.Elem)))
+	default:
+		out = read(jen.Add(c.elemReader(t)).Call(jen.Id("b")))
 	}
-	panic(fmt.Sprintf("gen: readValue of %v", t.Kind))
+	if present && nilable(t) {
+		out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Add(c.goType(t)).Values()))
+	}
+	return out
 }
 
-// wrapWith nests the path wrapper of an element (serdes.WrapIndex or
-// WrapKey with the loop variable v) inside wrap.
-func wrapWith(wrap func(jen.Code) jen.Code, fn, v string) func(jen.Code) jen.Code {
-	return func(e jen.Code) jen.Code {
-		e = jen.Qual(pathSerdes, fn).Call(e, jen.Id(v))
-		if wrap != nil {
-			e = wrap(e)
-		}
-		return e
+// elemReader is a function of type func([]byte) (goType(t), []byte, error)
+// decoding one value of type t: the serdes reader of a scalar or enum, else
+// a function literal around readValue.
+func (c *genCtx) elemReader(t *spec.Type) jen.Code {
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return jen.Qual(pathSerdes, "Read"+fn)
 	}
+	if t.Kind == spec.KindEnum {
+		return jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	}
+	body := append(c.readValue(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
+	return jen.Func().Params(jen.Id("b").Index().Byte()).
+		Params(jen.Id("v").Add(c.goType(t)), jen.Id("_").Index().Byte(), jen.Err().Error()).Block(body...)
 }
 
 // readPresent decodes the element of an optional value known not to be nil
 // into dst, of Go type goType(optional<t>).
-func (c *genCtx) readPresent(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+func (c *genCtx) readPresent(t *spec.Type, dst expr) []jen.Code {
 	switch {
 	case nilable(t):
-		return c.readValue(t, dst, wrap, depth, true)
+		return c.readValue(t, dst, true)
 	case t.Kind == spec.KindRecord:
-		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))},
-			c.readValue(t, dst, wrap, depth, false)...)
+		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.readValue(t, dst, false)...)
 	}
 	// A scalar or an enum: serdes.ReadPtr allocates the pointer only once
 	// the value has decoded.
-	var reader jen.Code
-	if t.Kind == spec.KindEnum {
-		reader = jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
-	} else {
-		reader = jen.Qual(pathSerdes, "Read"+primFuncs[t.Kind])
-	}
-	return append([]jen.Code{
-		jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), reader),
-	}, checkAfter(wrap)...)
+	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), c.elemReader(t))}
 }
 
 // generateRecords writes streamgen_records.go: the version gate, the enums
@@ -703,9 +640,9 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 		v := field("r", c.fieldNames[fl])
 		var stmts []jen.Code
 		if fl.Type.Kind == spec.KindOptional {
-			stmts = c.readPresent(fl.Type.Elem, v, nil, 0)
+			stmts = c.readPresent(fl.Type.Elem, v)
 		} else {
-			stmts = c.readValue(fl.Type, v, nil, 0, false)
+			stmts = c.readValue(fl.Type, v, false)
 		}
 		cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
 	}

@@ -93,3 +93,57 @@ func ReadPtr[T any](b []byte, read func([]byte) (T, []byte, error)) (*T, []byte,
 	}
 	return &v, rest, nil
 }
+
+// ReadList decodes a msgpack array with elem for each element. An empty
+// array decodes as nil, the zero value, so a zero record survives a round
+// trip unchanged. An element's error gets its index prepended to the path.
+func ReadList[T any](b []byte, elem func([]byte) (T, []byte, error)) ([]T, []byte, error) {
+	return ReadRecordList(b, func(b []byte, v *T) (_ []byte, err error) {
+		*v, b, err = elem(b)
+		return b, err
+	})
+}
+
+// ReadRecordList is ReadList for elements decoded in place, as records are:
+// decode fills the element in the list's own array, so no element is
+// copied or, for a recursive record the compiler cannot prove stays on the
+// stack, allocated on its own.
+func ReadRecordList[T any](b []byte, decode func(b []byte, v *T) ([]byte, error)) ([]T, []byte, error) {
+	n, b, err := ReadArrayHeader(b)
+	if err != nil || n == 0 {
+		return nil, b, err
+	}
+	out := make([]T, 0, min(n, MaxPrealloc))
+	var zero T
+	for i := 0; i < n; i++ {
+		out = append(out, zero)
+		if b, err = decode(b, &out[i]); err != nil {
+			return out, b, WrapIndex(err, i)
+		}
+	}
+	return out, b, nil
+}
+
+// ReadMap decodes a msgpack map with string keys, with elem for each value.
+// An empty map decodes as nil, like an empty list. A value's error gets its
+// key prepended to the path. elem returns the value by value: a pointer to
+// a local passed to it would move the local to the heap.
+func ReadMap[T any](b []byte, elem func([]byte) (T, []byte, error)) (map[string]T, []byte, error) {
+	n, b, err := ReadMapHeader(b)
+	if err != nil || n == 0 {
+		return nil, b, err
+	}
+	out := make(map[string]T, min(n, MaxPrealloc))
+	for ; n > 0; n-- {
+		var k string
+		if k, b, err = ReadString(b); err != nil {
+			return out, b, err
+		}
+		var v T
+		if v, b, err = elem(b); err != nil {
+			return out, b, WrapKey(err, k)
+		}
+		out[k] = v
+	}
+	return out, b, nil
+}

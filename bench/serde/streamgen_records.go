@@ -218,52 +218,13 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 		case 5:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Items = nil
-				if n0 > 0 {
-					r.Items = make([]Item, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Items = append(r.Items, z0)
-					b, err = r.Items[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 6:
 			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 7:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]int64, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 int64
-					v0, b, err = serdes.ReadInt64(b)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.Tags[k0] = v0
-				}
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadInt64)
 		case 8:
 			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 9:

@@ -307,52 +307,13 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 		case 5:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Items = nil
-				if n0 > 0 {
-					r.Items = make([]Item, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Items = append(r.Items, z0)
-					b, err = r.Items[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 6:
 			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 7:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]int64, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 int64
-					v0, b, err = serdes.ReadInt64(b)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.Tags[k0] = v0
-				}
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadInt64)
 		case 8:
 			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 9:
@@ -374,42 +335,15 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 17:
 			r.Legacy, b, err = serdes.ReadString(b)
 		case 18:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Nested = nil
-				r.Nested = make([]map[string]Item, 0, min(n0, serdes.MaxPrealloc))
-				var z0 map[string]Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Nested = append(r.Nested, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapIndex(err, i0)
-						}
-						r.Nested[i0] = nil
-						if n1 > 0 {
-							r.Nested[i0] = make(map[string]Item, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapIndex(err, i0)
-							}
-							var v1 Item
-							b, err = v1.sgDecode(b, depth+1)
-							if err != nil {
-								return b, serdes.WrapIndex(serdes.WrapKey(err, k1), i0)
-							}
-							r.Nested[i0][k1] = v1
-						}
-					}
-				}
+			r.Nested, b, err = serdes.ReadList(b, func(b []byte) (v map[string]Item, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, func(b []byte) (v Item, _ []byte, err error) {
+					b, err = v.sgDecode(b, depth+1)
+					return v, b, err
+				})
+				return v, b, err
+			})
+			if r.Nested == nil {
+				r.Nested = []map[string]Item{}
 			}
 		case 19:
 			r.Due, b, err = serdes.ReadTimestamp(b)
@@ -566,25 +500,9 @@ func (r *Tree) sgDecode(b []byte, depth int) ([]byte, error) {
 	return serdes.DecodeRecord(b, depth, sgTreeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Children = nil
-				if n0 > 0 {
-					r.Children = make([]Tree, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Tree
-				for i0 := 0; i0 < n0; i0++ {
-					r.Children = append(r.Children, z0)
-					b, err = r.Children[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Tree) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 2:
 			r.Parent = new(Tree)
 			b, err = r.Parent.sgDecode(b, depth+1)

@@ -105,30 +105,7 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 2:
 			r.Mood, b, err = serdes.ReadEnum[Mood](b)
 		case 3:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]string, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 string
-					v0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.Tags[k0] = v0
-				}
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadString)
 		}
 		return b, err
 	})

@@ -360,45 +360,14 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecode(b, depth+1)
 		case 17:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.OptList = nil
-				r.OptList = make([]string, 0, min(n0, serdes.MaxPrealloc))
-				var z0 string
-				for i0 := 0; i0 < n0; i0++ {
-					r.OptList = append(r.OptList, z0)
-					r.OptList[i0], b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
+			r.OptList, b, err = serdes.ReadList(b, serdes.ReadString)
+			if r.OptList == nil {
+				r.OptList = []string{}
 			}
 		case 18:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.OptMap = nil
-				r.OptMap = make(map[string]float64, min(n0, serdes.MaxPrealloc))
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 float64
-					v0, b, err = serdes.ReadFloat64(b)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.OptMap[k0] = v0
-				}
+			r.OptMap, b, err = serdes.ReadMap(b, serdes.ReadFloat64)
+			if r.OptMap == nil {
+				r.OptMap = map[string]float64{}
 			}
 		case 19:
 			r.OptBytes, b, err = serdes.ReadBytes(b)
@@ -410,286 +379,58 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 21:
 			r.OptAt, b, err = serdes.ReadPtr(b, serdes.ReadTimestamp)
 		case 22:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ListS = nil
-				if n0 > 0 {
-					r.ListS = make([]string, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 string
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListS = append(r.ListS, z0)
-					r.ListS[i0], b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.ListS, b, err = serdes.ReadList(b, serdes.ReadString)
 		case 23:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ListLeaf = nil
-				if n0 > 0 {
-					r.ListLeaf = make([]Leaf, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Leaf
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListLeaf = append(r.ListLeaf, z0)
-					b, err = r.ListLeaf[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.ListLeaf, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 24:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
+			r.ListOpt, b, err = serdes.ReadList(b, func(b []byte) (v *int64, _ []byte, err error) {
+				if serdes.IsNil(b) {
+					b = b[1:]
+					v = nil
+				} else {
+					v, b, err = serdes.ReadPtr(b, serdes.ReadInt64)
 				}
-				r.ListOpt = nil
-				if n0 > 0 {
-					r.ListOpt = make([]*int64, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 *int64
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListOpt = append(r.ListOpt, z0)
-					if serdes.IsNil(b) {
-						b = b[1:]
-						r.ListOpt[i0] = nil
-					} else {
-						r.ListOpt[i0], b, err = serdes.ReadPtr(b, serdes.ReadInt64)
-						if err != nil {
-							return b, serdes.WrapIndex(err, i0)
-						}
-					}
-				}
-			}
+				return v, b, err
+			})
 		case 25:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ListList = nil
-				if n0 > 0 {
-					r.ListList = make([][]uint32, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 []uint32
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListList = append(r.ListList, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadArrayHeader(b)
-						if err != nil {
-							return b, serdes.WrapIndex(err, i0)
-						}
-						r.ListList[i0] = nil
-						if n1 > 0 {
-							r.ListList[i0] = make([]uint32, 0, min(n1, serdes.MaxPrealloc))
-						}
-						var z1 uint32
-						for i1 := 0; i1 < n1; i1++ {
-							r.ListList[i0] = append(r.ListList[i0], z1)
-							r.ListList[i0][i1], b, err = serdes.ReadUint32(b)
-							if err != nil {
-								return b, serdes.WrapIndex(serdes.WrapIndex(err, i1), i0)
-							}
-						}
-					}
-				}
-			}
+			r.ListList, b, err = serdes.ReadList(b, func(b []byte) (v []uint32, _ []byte, err error) {
+				v, b, err = serdes.ReadList(b, serdes.ReadUint32)
+				return v, b, err
+			})
 		case 26:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ListMap = nil
-				if n0 > 0 {
-					r.ListMap = make([]map[string]bool, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 map[string]bool
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListMap = append(r.ListMap, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapIndex(err, i0)
-						}
-						r.ListMap[i0] = nil
-						if n1 > 0 {
-							r.ListMap[i0] = make(map[string]bool, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapIndex(err, i0)
-							}
-							var v1 bool
-							v1, b, err = serdes.ReadBool(b)
-							if err != nil {
-								return b, serdes.WrapIndex(serdes.WrapKey(err, k1), i0)
-							}
-							r.ListMap[i0][k1] = v1
-						}
-					}
-				}
-			}
+			r.ListMap, b, err = serdes.ReadList(b, func(b []byte) (v map[string]bool, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, serdes.ReadBool)
+				return v, b, err
+			})
 		case 27:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ListStatus = nil
-				if n0 > 0 {
-					r.ListStatus = make([]Status, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Status
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListStatus = append(r.ListStatus, z0)
-					r.ListStatus[i0], b, err = serdes.ReadEnum[Status](b)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.ListStatus, b, err = serdes.ReadList(b, serdes.ReadEnum[Status])
 		case 28:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.MapS = nil
-				if n0 > 0 {
-					r.MapS = make(map[string]string, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 string
-					v0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.MapS[k0] = v0
-				}
-			}
+			r.MapS, b, err = serdes.ReadMap(b, serdes.ReadString)
 		case 29:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.MapLeaf = nil
-				if n0 > 0 {
-					r.MapLeaf = make(map[string]Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 Leaf
-					b, err = v0.sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.MapLeaf[k0] = v0
-				}
-			}
+			r.MapLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v Leaf, _ []byte, err error) {
+				b, err = v.sgDecode(b, depth+1)
+				return v, b, err
+			})
 		case 30:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.MapList = nil
-				if n0 > 0 {
-					r.MapList = make(map[string][]Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 []Leaf
-					{
-						var n1 int
-						n1, b, err = serdes.ReadArrayHeader(b)
-						if err != nil {
-							return b, serdes.WrapKey(err, k0)
-						}
-						v0 = nil
-						if n1 > 0 {
-							v0 = make([]Leaf, 0, min(n1, serdes.MaxPrealloc))
-						}
-						var z1 Leaf
-						for i1 := 0; i1 < n1; i1++ {
-							v0 = append(v0, z1)
-							b, err = v0[i1].sgDecode(b, depth+1)
-							if err != nil {
-								return b, serdes.WrapKey(serdes.WrapIndex(err, i1), k0)
-							}
-						}
-					}
-					r.MapList[k0] = v0
-				}
-			}
+			r.MapList, b, err = serdes.ReadMap(b, func(b []byte) (v []Leaf, _ []byte, err error) {
+				v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+					return v.sgDecode(b, depth+1)
+				})
+				return v, b, err
+			})
 		case 31:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
+			r.MapOptLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v *Leaf, _ []byte, err error) {
+				if serdes.IsNil(b) {
+					b = b[1:]
+					v = nil
+				} else {
+					v = new(Leaf)
+					b, err = v.sgDecode(b, depth+1)
 				}
-				r.MapOptLeaf = nil
-				if n0 > 0 {
-					r.MapOptLeaf = make(map[string]*Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 *Leaf
-					if serdes.IsNil(b) {
-						b = b[1:]
-						v0 = nil
-					} else {
-						v0 = new(Leaf)
-						b, err = v0.sgDecode(b, depth+1)
-						if err != nil {
-							return b, serdes.WrapKey(err, k0)
-						}
-					}
-					r.MapOptLeaf[k0] = v0
-				}
-			}
+				return v, b, err
+			})
 		case 32:
 			r.Old, b, err = serdes.ReadString(b)
 		case 200:
@@ -833,50 +574,14 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 			r.Next = new(Node)
 			b, err = r.Next.sgDecode(b, depth+1)
 		case 3:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.Children = nil
-				if n0 > 0 {
-					r.Children = make([]Node, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Node
-				for i0 := 0; i0 < n0; i0++ {
-					r.Children = append(r.Children, z0)
-					b, err = r.Children[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapIndex(err, i0)
-					}
-				}
-			}
+			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Node) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 4:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.ByName = nil
-				if n0 > 0 {
-					r.ByName = make(map[string]Node, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, err
-					}
-					var v0 Node
-					b, err = v0.sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapKey(err, k0)
-					}
-					r.ByName[k0] = v0
-				}
-			}
+			r.ByName, b, err = serdes.ReadMap(b, func(b []byte) (v Node, _ []byte, err error) {
+				b, err = v.sgDecode(b, depth+1)
+				return v, b, err
+			})
 		}
 		return b, err
 	})

@@ -164,60 +164,15 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 7:
 			b, err = r.Address.sgDecode(b, depth+1)
 		case 8:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, err
-				}
-				r.History = nil
-				if n0 > 0 {
-					r.History = make([]map[string][]Address, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 map[string][]Address
-				for i0 := 0; i0 < n0; i0++ {
-					r.History = append(r.History, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapIndex(err, i0)
-						}
-						r.History[i0] = nil
-						if n1 > 0 {
-							r.History[i0] = make(map[string][]Address, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapIndex(err, i0)
-							}
-							var v1 []Address
-							{
-								var n2 int
-								n2, b, err = serdes.ReadArrayHeader(b)
-								if err != nil {
-									return b, serdes.WrapIndex(serdes.WrapKey(err, k1), i0)
-								}
-								v1 = nil
-								if n2 > 0 {
-									v1 = make([]Address, 0, min(n2, serdes.MaxPrealloc))
-								}
-								var z2 Address
-								for i2 := 0; i2 < n2; i2++ {
-									v1 = append(v1, z2)
-									b, err = v1[i2].sgDecode(b, depth+1)
-									if err != nil {
-										return b, serdes.WrapIndex(serdes.WrapKey(serdes.WrapIndex(err, i2), k1), i0)
-									}
-								}
-							}
-							r.History[i0][k1] = v1
-						}
-					}
-				}
-			}
+			r.History, b, err = serdes.ReadList(b, func(b []byte) (v map[string][]Address, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, func(b []byte) (v []Address, _ []byte, err error) {
+					v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Address) ([]byte, error) {
+						return v.sgDecode(b, depth+1)
+					})
+					return v, b, err
+				})
+				return v, b, err
+			})
 		}
 		return b, err
 	})
