@@ -245,62 +245,94 @@ func bAssign(fn string, args ...jen.Code) *jen.Statement {
 	return jen.Id("b").Op("=").Qual(pathSerdes, fn).Call(append([]jen.Code{jen.Id("b")}, args...)...)
 }
 
-// appendValue returns statements appending v, of Go type goType(t), to b.
-// Record values must be addressable (AppendMsg has a pointer receiver).
-// depth makes loop variable names unique in nested lists and maps.
-func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
-	if fn, ok := primFuncs[t.Kind]; ok {
-		return []jen.Code{bAssign("Append"+fn, v())}
+// appendValue returns statements appending v, of Go type goType(t), to b,
+// after key (the field's key appended to b) when key is not nil. Record values must be addressable (AppendMsg has a
+// pointer receiver). depth makes loop variable names unique in nested lists
+// and maps.
+func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []jen.Code {
+	buf := key
+	if buf == nil {
+		buf = jen.Id("b")
+	}
+	if call := c.appendCall(t, v, buf); call != nil {
+		return []jen.Code{jen.Id("b").Op("=").Add(call)}
+	}
+	var out []jen.Code
+	if key != nil {
+		out = append(out, jen.Id("b").Op("=").Add(key))
 	}
 	d := strconv.Itoa(depth)
 	switch t.Kind {
-	case spec.KindEnum:
-		return []jen.Code{bAssign("AppendInt32", jen.Int32().Call(v()))}
-	case spec.KindRecord:
-		return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
 	case spec.KindOptional:
-		switch {
-		case t.Elem.Kind == spec.KindRecord:
-			// AppendMsg writes nil for a nil receiver.
-			return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
-		case nilable(t.Elem):
-			return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, v, depth)...)}
+		inner := v
+		if !nilable(t.Elem) && t.Elem.Kind != spec.KindRecord {
+			inner = deref(v)
 		}
-		return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, deref(v), depth)...)}
+		return append(out, jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, inner, depth, nil)...))
 	case spec.KindList:
 		i := "i" + d
-		return []jen.Code{
+		return append(out,
 			bAssign("AppendArrayHeader", jen.Len(v())),
-			jen.For(jen.Id(i).Op(":=").Range().Add(v())).Block(c.appendValue(t.Elem, index(v, i), depth+1)...),
-		}
+			jen.For(jen.Id(i).Op(":=").Range().Add(v())).Block(c.appendValue(t.Elem, index(v, i), depth+1, nil)...),
+		)
 	case spec.KindMap:
+		// Only maps of records and of collections get here: sorted keys,
+		// and each value looked up and appended where it is.
 		kb, k, val := "kb"+d, "k"+d, "v"+d
-		if t.Elem.Kind != spec.KindRecord {
-			// Sorted key/value pairs in a stack array: no map lookups and,
-			// for up to 16 entries, no allocation.
-			e := "e" + d
-			body := []jen.Code{bAssign("AppendString", jen.Id(e).Dot("Key"))}
-			body = append(body, c.appendValue(t.Elem, func() *jen.Statement { return jen.Id(e).Dot("Value") }, depth+1)...)
-			return []jen.Code{jen.Block(
-				jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
-				jen.Var().Id(kb).Index(jen.Lit(16)).Qual(pathSerdes, "Entry").Types(c.goType(t.Elem)),
-				bAssign("AppendMapHeader", jen.Len(v())),
-				jen.For(jen.List(jen.Id("_"), jen.Id(e)).Op(":=").Range().Qual(pathSerdes, "SortedEntries").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
-			)}
-		}
 		body := []jen.Code{
 			bAssign("AppendString", jen.Id(k)),
 			jen.Id(val).Op(":=").Add(v()).Index(jen.Id(k)),
 		}
-		body = append(body, c.appendValue(t.Elem, id(val), depth+1)...)
-		return []jen.Code{jen.Block(
+		body = append(body, c.appendValue(t.Elem, id(val), depth+1, nil)...)
+		return append(out, jen.Block(
 			jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
 			jen.Var().Id(kb).Index(jen.Lit(16)).String(),
 			bAssign("AppendMapHeader", jen.Len(v())),
 			jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Qual(pathSerdes, "SortedKeys").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
-		)}
+		))
 	}
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
+}
+
+// appendCall is the one call that appends v, of type t, to buf, or nil
+// when t needs statements: scalars, enums and records, and lists and maps
+// of them through the generic helpers of serdes.
+func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
+	switch t.Kind {
+	case spec.KindRecord:
+		return v().Dot("AppendMsg").Call(buf)
+	case spec.KindOptional:
+		if t.Elem.Kind == spec.KindRecord {
+			return v().Dot("AppendMsg").Call(buf) // nil appends msgpack nil
+		}
+	case spec.KindList:
+		if t.Elem.Kind == spec.KindRecord {
+			return jen.Qual(pathSerdes, "AppendRecordList").Call(buf, v())
+		}
+		if fn := c.appender(t.Elem); fn != nil {
+			return jen.Qual(pathSerdes, "AppendList").Call(buf, v(), fn)
+		}
+	case spec.KindMap:
+		if fn := c.appender(t.Elem); fn != nil {
+			return jen.Qual(pathSerdes, "AppendMap").Call(buf, v(), fn)
+		}
+	}
+	if fn := c.appender(t); fn != nil {
+		return jen.Add(fn).Call(buf, v())
+	}
+	return nil
+}
+
+// appender is the serdes function appending a scalar or enum of type t, or
+// nil for other types.
+func (c *genCtx) appender(t *spec.Type) jen.Code {
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return jen.Qual(pathSerdes, "Append"+fn)
+	}
+	if t.Kind == spec.KindEnum {
+		return jen.Qual(pathSerdes, "AppendEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	}
+	return nil
 }
 
 // readValue returns statements decoding a value of type t from b into dst,
@@ -487,9 +519,8 @@ func (c *genCtx) genAppendMsg(f *jen.File, r *spec.Record) {
 }
 
 // appendField returns statements appending the key fid and the value v of
-// type t. A value written by one call takes the key as the buffer it
-// appends to, `b = serdes.AppendString(append(b, 1), r.ID)`, so each
-// scalar field is one line.
+// type t. The key is the buffer the value's append writes to,
+// `b = serdes.AppendString(append(b, 1), r.ID)`, so most fields are one line.
 func (c *genCtx) appendField(fid int, t *spec.Type, v expr) []jen.Code {
 	var key jen.Code
 	if fid >= 0 && fid < 128 {
@@ -498,16 +529,7 @@ func (c *genCtx) appendField(fid int, t *spec.Type, v expr) []jen.Code {
 	} else {
 		key = jen.Qual(pathSerdes, "AppendUint64").Call(jen.Id("b"), jen.Lit(fid))
 	}
-	if fn, ok := primFuncs[t.Kind]; ok {
-		return []jen.Code{jen.Id("b").Op("=").Qual(pathSerdes, "Append"+fn).Call(key, v())}
-	}
-	switch t.Kind {
-	case spec.KindEnum:
-		return []jen.Code{jen.Id("b").Op("=").Qual(pathSerdes, "AppendInt32").Call(key, jen.Int32().Call(v()))}
-	case spec.KindRecord:
-		return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(key)}
-	}
-	return append([]jen.Code{jen.Id("b").Op("=").Add(key)}, c.appendValue(t, v, 0)...)
+	return c.appendValue(t, v, 0, key)
 }
 
 // defaultValue is the Go expression of a field's declared default, or nil

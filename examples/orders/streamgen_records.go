@@ -129,15 +129,11 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	b = serdes.AppendString(append(b, 2), r.UserID)
 	b = serdes.AppendFloat64(append(b, 3), r.Amount)
 	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
-	b = append(b, 5)
-	b = serdes.AppendArrayHeader(b, len(r.Items))
-	for i0 := range r.Items {
-		b = r.Items[i0].AppendMsg(b)
-	}
+	b = serdes.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
 		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
-	b = serdes.AppendInt32(append(b, 7), int32(r.Status))
+	b = serdes.AppendEnum[Status](append(b, 7), r.Status)
 	return b
 }
 

@@ -240,25 +240,12 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	b = serdes.AppendString(append(b, 2), r.UserID)
 	b = serdes.AppendFloat64(append(b, 3), r.Amount)
 	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
-	b = append(b, 5)
-	b = serdes.AppendArrayHeader(b, len(r.Items))
-	for i0 := range r.Items {
-		b = r.Items[i0].AppendMsg(b)
-	}
+	b = serdes.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
 		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
-	b = append(b, 7)
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[int64]
-		b = serdes.AppendMapHeader(b, len(r.Tags))
-		for _, e0 := range serdes.SortedEntries(r.Tags, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendInt64(b, e0.Value)
-		}
-	}
-	b = serdes.AppendInt32(append(b, 8), int32(r.Status))
+	b = serdes.AppendMap(append(b, 7), r.Tags, serdes.AppendInt64)
+	b = serdes.AppendEnum[Status](append(b, 8), r.Status)
 	b = serdes.AppendBytes(append(b, 9), r.Raw)
 	b = serdes.AppendBool(append(b, 10), r.Paid)
 	b = serdes.AppendInt32(append(b, 11), r.Small)
@@ -478,11 +465,7 @@ func (r *Tree) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1)
-	b = serdes.AppendArrayHeader(b, len(r.Children))
-	for i0 := range r.Children {
-		b = r.Children[i0].AppendMsg(b)
-	}
+	b = serdes.AppendRecordList(append(b, 1), r.Children)
 	if r.Parent != nil {
 		b = r.Parent.AppendMsg(append(b, 2))
 	}

@@ -76,17 +76,8 @@ func (r *Note) AppendMsg(b []byte) []byte {
 	}
 	b = serdes.AppendMapHeader(b, 3)
 	b = serdes.AppendString(append(b, 1), r.Text)
-	b = serdes.AppendInt32(append(b, 2), int32(r.Mood))
-	b = append(b, 3)
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[string]
-		b = serdes.AppendMapHeader(b, len(r.Tags))
-		for _, e0 := range serdes.SortedEntries(r.Tags, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendString(b, e0.Value)
-		}
-	}
+	b = serdes.AppendEnum[Mood](append(b, 2), r.Mood)
+	b = serdes.AppendMap(append(b, 3), r.Tags, serdes.AppendString)
 	return b
 }
 

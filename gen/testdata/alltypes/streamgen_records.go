@@ -174,7 +174,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = serdes.AppendFloat64(append(b, 9), r.F64)
 	b = serdes.AppendTimestamp(append(b, 10), r.At)
 	b = serdes.AppendDuration(append(b, 11), r.Took)
-	b = serdes.AppendInt32(append(b, 12), int32(r.Status))
+	b = serdes.AppendEnum[Status](append(b, 12), r.Status)
 	b = r.Leaf.AppendMsg(append(b, 13))
 	if r.OptS != nil {
 		b = serdes.AppendString(append(b, 14), *r.OptS)
@@ -186,43 +186,22 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		b = r.OptLeaf.AppendMsg(append(b, 16))
 	}
 	if r.OptList != nil {
-		b = append(b, 17)
-		b = serdes.AppendArrayHeader(b, len(r.OptList))
-		for i0 := range r.OptList {
-			b = serdes.AppendString(b, r.OptList[i0])
-		}
+		b = serdes.AppendList(append(b, 17), r.OptList, serdes.AppendString)
 	}
 	if r.OptMap != nil {
-		b = append(b, 18)
-		{
-			// Keys in sorted order: equal records encode to equal bytes.
-			var kb0 [16]serdes.Entry[float64]
-			b = serdes.AppendMapHeader(b, len(r.OptMap))
-			for _, e0 := range serdes.SortedEntries(r.OptMap, kb0[:0]) {
-				b = serdes.AppendString(b, e0.Key)
-				b = serdes.AppendFloat64(b, e0.Value)
-			}
-		}
+		b = serdes.AppendMap(append(b, 18), r.OptMap, serdes.AppendFloat64)
 	}
 	if r.OptBytes != nil {
 		b = serdes.AppendBytes(append(b, 19), r.OptBytes)
 	}
 	if r.OptStatus != nil {
-		b = serdes.AppendInt32(append(b, 20), int32(*r.OptStatus))
+		b = serdes.AppendEnum[Status](append(b, 20), *r.OptStatus)
 	}
 	if r.OptAt != nil {
 		b = serdes.AppendTimestamp(append(b, 21), *r.OptAt)
 	}
-	b = append(b, 22)
-	b = serdes.AppendArrayHeader(b, len(r.ListS))
-	for i0 := range r.ListS {
-		b = serdes.AppendString(b, r.ListS[i0])
-	}
-	b = append(b, 23)
-	b = serdes.AppendArrayHeader(b, len(r.ListLeaf))
-	for i0 := range r.ListLeaf {
-		b = r.ListLeaf[i0].AppendMsg(b)
-	}
+	b = serdes.AppendList(append(b, 22), r.ListS, serdes.AppendString)
+	b = serdes.AppendRecordList(append(b, 23), r.ListLeaf)
 	b = append(b, 24)
 	b = serdes.AppendArrayHeader(b, len(r.ListOpt))
 	for i0 := range r.ListOpt {
@@ -235,39 +214,15 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = append(b, 25)
 	b = serdes.AppendArrayHeader(b, len(r.ListList))
 	for i0 := range r.ListList {
-		b = serdes.AppendArrayHeader(b, len(r.ListList[i0]))
-		for i1 := range r.ListList[i0] {
-			b = serdes.AppendUint32(b, r.ListList[i0][i1])
-		}
+		b = serdes.AppendList(b, r.ListList[i0], serdes.AppendUint32)
 	}
 	b = append(b, 26)
 	b = serdes.AppendArrayHeader(b, len(r.ListMap))
 	for i0 := range r.ListMap {
-		{
-			// Keys in sorted order: equal records encode to equal bytes.
-			var kb1 [16]serdes.Entry[bool]
-			b = serdes.AppendMapHeader(b, len(r.ListMap[i0]))
-			for _, e1 := range serdes.SortedEntries(r.ListMap[i0], kb1[:0]) {
-				b = serdes.AppendString(b, e1.Key)
-				b = serdes.AppendBool(b, e1.Value)
-			}
-		}
+		b = serdes.AppendMap(b, r.ListMap[i0], serdes.AppendBool)
 	}
-	b = append(b, 27)
-	b = serdes.AppendArrayHeader(b, len(r.ListStatus))
-	for i0 := range r.ListStatus {
-		b = serdes.AppendInt32(b, int32(r.ListStatus[i0]))
-	}
-	b = append(b, 28)
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[string]
-		b = serdes.AppendMapHeader(b, len(r.MapS))
-		for _, e0 := range serdes.SortedEntries(r.MapS, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendString(b, e0.Value)
-		}
-	}
+	b = serdes.AppendList(append(b, 27), r.ListStatus, serdes.AppendEnum[Status])
+	b = serdes.AppendMap(append(b, 28), r.MapS, serdes.AppendString)
 	b = append(b, 29)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
@@ -282,24 +237,23 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = append(b, 30)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[[]Leaf]
+		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapList))
-		for _, e0 := range serdes.SortedEntries(r.MapList, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendArrayHeader(b, len(e0.Value))
-			for i1 := range e0.Value {
-				b = e0.Value[i1].AppendMsg(b)
-			}
+		for _, k0 := range serdes.SortedKeys(r.MapList, kb0[:0]) {
+			b = serdes.AppendString(b, k0)
+			v0 := r.MapList[k0]
+			b = serdes.AppendRecordList(b, v0)
 		}
 	}
 	b = append(b, 31)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[*Leaf]
+		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapOptLeaf))
-		for _, e0 := range serdes.SortedEntries(r.MapOptLeaf, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = e0.Value.AppendMsg(b)
+		for _, k0 := range serdes.SortedKeys(r.MapOptLeaf, kb0[:0]) {
+			b = serdes.AppendString(b, k0)
+			v0 := r.MapOptLeaf[k0]
+			b = v0.AppendMsg(b)
 		}
 	}
 	b = serdes.AppendString(append(b, 32), r.Old)
@@ -539,11 +493,7 @@ func (r *Node) AppendMsg(b []byte) []byte {
 	if r.Next != nil {
 		b = r.Next.AppendMsg(append(b, 2))
 	}
-	b = append(b, 3)
-	b = serdes.AppendArrayHeader(b, len(r.Children))
-	for i0 := range r.Children {
-		b = r.Children[i0].AppendMsg(b)
-	}
+	b = serdes.AppendRecordList(append(b, 3), r.Children)
 	b = append(b, 4)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.

@@ -118,21 +118,19 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 		b = serdes.AppendString(append(b, 4), *r.Email)
 	}
 	b = serdes.AppendInt64(append(b, 5), r.Score)
-	b = serdes.AppendInt32(append(b, 6), int32(r.Tier))
+	b = serdes.AppendEnum[Tier](append(b, 6), r.Tier)
 	b = r.Address.AppendMsg(append(b, 7))
 	b = append(b, 8)
 	b = serdes.AppendArrayHeader(b, len(r.History))
 	for i0 := range r.History {
 		{
 			// Keys in sorted order: equal records encode to equal bytes.
-			var kb1 [16]serdes.Entry[[]Address]
+			var kb1 [16]string
 			b = serdes.AppendMapHeader(b, len(r.History[i0]))
-			for _, e1 := range serdes.SortedEntries(r.History[i0], kb1[:0]) {
-				b = serdes.AppendString(b, e1.Key)
-				b = serdes.AppendArrayHeader(b, len(e1.Value))
-				for i2 := range e1.Value {
-					b = e1.Value[i2].AppendMsg(b)
-				}
+			for _, k1 := range serdes.SortedKeys(r.History[i0], kb1[:0]) {
+				b = serdes.AppendString(b, k1)
+				v1 := r.History[i0][k1]
+				b = serdes.AppendRecordList(b, v1)
 			}
 		}
 	}
