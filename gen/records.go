@@ -674,13 +674,13 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	} else {
 		decode = decode.Block(jen.Switch(jen.Id("id")).Block(cases...), jen.Return(jen.Id("b"), jen.Err()))
 	}
+	f.Var().Id(fieldsVar(name)).Op("=").Add(c.fieldTable(r))
+	f.Line()
 	f.Comment("// sgDecode is UnmarshalMsg for a record nested depth deep.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
 		jen.Return(jen.Qual(pathSerdes, "DecodeRecord").Call(jen.Id("b"), jen.Id("depth"), jen.Id(fieldsVar(name)), decode)),
 	)
-	f.Line()
-	f.Var().Id(fieldsVar(name)).Op("=").Add(c.fieldTable(r))
 }
 
 // fieldsVar names the serdes.Fields table of record name.

@@ -73,6 +73,8 @@ func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgAddressFields = serdes.Fields{1: "street", 2: "city", 3: "zip"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Address{}
@@ -88,8 +90,6 @@ func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgAddressFields = serdes.Fields{1: "street", 2: "city", 3: "zip"}
 
 // IsNil implements serdes.Record.
 func (r *Address) IsNil() bool {
@@ -122,6 +122,8 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgItemFields = serdes.Fields{1: "sku", 2: "qty", 3: "price"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{}
@@ -137,8 +139,6 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgItemFields = serdes.Fields{1: "sku", 2: "qty", 3: "price"}
 
 // IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
@@ -191,6 +191,11 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "tags", 8: "status", 9: "shipping", 10: "version",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
@@ -221,11 +226,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		}
 		return b, err
 	})
-}
-
-var sgOrderFields = serdes.Fields{
-	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
-	6: "note", 7: "tags", 8: "status", 9: "shipping", 10: "version",
 }
 
 // IsNil implements serdes.Record.

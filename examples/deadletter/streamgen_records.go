@@ -42,6 +42,8 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
@@ -55,8 +57,6 @@ func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
 
 // IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {

@@ -57,6 +57,8 @@ func (r *EnrichedOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgEnrichedOrderFields = serdes.Fields{1: "order_id", 2: "amount", 3: "user_name", 4: "country"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = EnrichedOrder{}
@@ -74,8 +76,6 @@ func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgEnrichedOrderFields = serdes.Fields{1: "order_id", 2: "amount", 3: "user_name", 4: "country"}
 
 // IsNil implements serdes.Record.
 func (r *EnrichedOrder) IsNil() bool {
@@ -108,6 +108,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
@@ -123,8 +125,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
 
 // IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
@@ -157,6 +157,8 @@ func (r *PaidOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgPaidOrderFields = serdes.Fields{1: "order_id", 2: "ordered", 3: "paid"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = PaidOrder{}
@@ -172,8 +174,6 @@ func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgPaidOrderFields = serdes.Fields{1: "order_id", 2: "ordered", 3: "paid"}
 
 // IsNil implements serdes.Record.
 func (r *PaidOrder) IsNil() bool {
@@ -204,6 +204,8 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
@@ -217,8 +219,6 @@ func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
 
 // IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {
@@ -251,6 +251,8 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = User{}
@@ -266,8 +268,6 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
 
 // IsNil implements serdes.Record.
 func (r *User) IsNil() bool {

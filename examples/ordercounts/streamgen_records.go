@@ -44,6 +44,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
@@ -59,8 +61,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
 
 // IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {

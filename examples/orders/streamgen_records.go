@@ -77,6 +77,8 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgItemFields = serdes.Fields{1: "sku", 2: "name", 3: "qty", 4: "price"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{}
@@ -94,8 +96,6 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgItemFields = serdes.Fields{1: "sku", 2: "name", 3: "qty", 4: "price"}
 
 // IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
@@ -142,6 +142,11 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "status",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{Status: StatusPending}
@@ -166,11 +171,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		}
 		return b, err
 	})
-}
-
-var sgOrderFields = serdes.Fields{
-	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
-	6: "note", 7: "status",
 }
 
 // IsNil implements serdes.Record.

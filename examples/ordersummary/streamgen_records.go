@@ -47,6 +47,8 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount", 4: "placed_at"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
@@ -64,8 +66,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount", 4: "placed_at"}
 
 // IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
@@ -106,6 +106,8 @@ func (r *OrderSummary) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderSummaryFields = serdes.Fields{1: "orders", 2: "total", 3: "largest", 4: "last_order"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = OrderSummary{}
@@ -123,8 +125,6 @@ func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgOrderSummaryFields = serdes.Fields{1: "orders", 2: "total", 3: "largest", 4: "last_order"}
 
 // IsNil implements serdes.Record.
 func (r *OrderSummary) IsNil() bool {

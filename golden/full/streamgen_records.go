@@ -71,6 +71,8 @@ func (r *Country) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgCountryFields = serdes.Fields{1: "code", 2: "name"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Country) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Country{}
@@ -84,8 +86,6 @@ func (r *Country) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgCountryFields = serdes.Fields{1: "code", 2: "name"}
 
 // IsNil implements serdes.Record.
 func (r *Country) IsNil() bool {
@@ -127,6 +127,8 @@ func (r *Enriched) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgEnrichedFields = serdes.Fields{1: "order", 2: "user"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Enriched) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Enriched{}
@@ -142,8 +144,6 @@ func (r *Enriched) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgEnrichedFields = serdes.Fields{1: "order", 2: "user"}
 
 // IsNil implements serdes.Record.
 func (r *Enriched) IsNil() bool {
@@ -174,6 +174,8 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{Qty: 1}
@@ -187,8 +189,6 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
 
 // IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
@@ -280,6 +280,13 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "tags", 8: "status", 9: "raw", 10: "paid", 11: "small",
+	12: "big", 13: "u32", 14: "u64", 15: "ratio", 16: "ttl", 17: "legacy",
+	18: "nested", 19: "due",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{Amount: 0.5, Status: StatusPending, Paid: false, Small: -3, U64: 7, TTL: 300000 * time.Millisecond, Due: time.UnixMilli(1704164645000).UTC()}
@@ -339,13 +346,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	})
 }
 
-var sgOrderFields = serdes.Fields{
-	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
-	6: "note", 7: "tags", 8: "status", 9: "raw", 10: "paid", 11: "small",
-	12: "big", 13: "u32", 14: "u64", 15: "ratio", 16: "ttl", 17: "legacy",
-	18: "nested", 19: "due",
-}
-
 // IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
 	return r == nil
@@ -377,6 +377,8 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount", 3: "at"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
@@ -392,8 +394,6 @@ func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount", 3: "at"}
 
 // IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {
@@ -424,6 +424,8 @@ func (r *Stats) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgStatsFields = serdes.Fields{1: "count", 2: "total"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Stats) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Stats{}
@@ -437,8 +439,6 @@ func (r *Stats) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgStatsFields = serdes.Fields{1: "count", 2: "total"}
 
 // IsNil implements serdes.Record.
 func (r *Stats) IsNil() bool {
@@ -477,6 +477,8 @@ func (r *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgTreeFields = serdes.Fields{1: "children", 2: "parent"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Tree) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Tree{}
@@ -493,8 +495,6 @@ func (r *Tree) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgTreeFields = serdes.Fields{1: "children", 2: "parent"}
 
 // IsNil implements serdes.Record.
 func (r *Tree) IsNil() bool {
@@ -527,6 +527,8 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = User{}
@@ -542,8 +544,6 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
 
 // IsNil implements serdes.Record.
 func (r *User) IsNil() bool {

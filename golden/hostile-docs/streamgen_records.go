@@ -86,6 +86,8 @@ func (r *Note) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgNoteFields = serdes.Fields{1: "text", 2: "mood", 3: "tags"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Note{Text: "\"); pwned(); (\"` \n */ pwned() /* \\"}
@@ -101,8 +103,6 @@ func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgNoteFields = serdes.Fields{1: "text", 2: "mood", 3: "tags"}
 
 // IsNil implements serdes.Record.
 func (r *Note) IsNil() bool {

@@ -73,6 +73,8 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{Qty: 1}
@@ -86,8 +88,6 @@ func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
 
 // IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
@@ -136,6 +136,11 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "tags", 8: "status",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{Status: StatusPending}
@@ -162,11 +167,6 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		}
 		return b, err
 	})
-}
-
-var sgOrderFields = serdes.Fields{
-	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
-	6: "note", 7: "tags", 8: "status",
 }
 
 // IsNil implements serdes.Record.
@@ -198,6 +198,8 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgUserFields = serdes.Fields{1: "id", 2: "name"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = User{}
@@ -211,8 +213,6 @@ func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgUserFields = serdes.Fields{1: "id", 2: "name"}
 
 // IsNil implements serdes.Record.
 func (r *User) IsNil() bool {

@@ -55,6 +55,8 @@ func (r *Click) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgClickFields = serdes.Fields{1: "page", 2: "user", 3: "country"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Click{}
@@ -70,8 +72,6 @@ func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgClickFields = serdes.Fields{1: "page", 2: "user", 3: "country"}
 
 // IsNil implements serdes.Record.
 func (r *Click) IsNil() bool {
@@ -102,6 +102,8 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgProfileFields = serdes.Fields{1: "name", 2: "country"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Profile{}
@@ -115,8 +117,6 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgProfileFields = serdes.Fields{1: "name", 2: "country"}
 
 // IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {

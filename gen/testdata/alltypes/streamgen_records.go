@@ -66,13 +66,13 @@ func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgEmptyFields = serdes.Fields{}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Empty{}
 	return serdes.DecodeRecord(b, depth, sgEmptyFields, nil)
 }
-
-var sgEmptyFields = serdes.Fields{}
 
 // IsNil implements serdes.Record.
 func (r *Empty) IsNil() bool {
@@ -275,6 +275,18 @@ func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgEverythingFields = serdes.Fields{
+	1: "s", 2: "raw", 3: "flag", 4: "i32", 5: "i64", 6: "u32", 7: "u64",
+	8: "f32", 9: "f64", 10: "at", 11: "took", 12: "status", 13: "leaf",
+	14: "opt_s", 15: "opt_i", 16: "opt_leaf", 17: "opt_list",
+	18: "opt_map", 19: "opt_bytes", 20: "opt_status", 21: "opt_at",
+	22: "list_s", 23: "list_leaf", 24: "list_opt", 25: "list_list",
+	26: "list_map", 27: "list_status", 28: "map_s", 29: "map_leaf",
+	30: "map_list", 31: "map_opt_leaf", 32: "old", 200: "user_id",
+	201: "d_i32", 202: "d_u64", 203: "d_f32", 204: "d_bool", 205: "d_at",
+	206: "d_took", 300: "node",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Everything{Status: StatusPaid, UserID: "anonymous", DI32: -5, DU64: 18446744073709551615, DF32: 1.5, DBool: true, DAt: time.UnixMilli(1700000000000).UTC(), DTook: 1500 * time.Millisecond}
@@ -409,18 +421,6 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 	})
 }
 
-var sgEverythingFields = serdes.Fields{
-	1: "s", 2: "raw", 3: "flag", 4: "i32", 5: "i64", 6: "u32", 7: "u64",
-	8: "f32", 9: "f64", 10: "at", 11: "took", 12: "status", 13: "leaf",
-	14: "opt_s", 15: "opt_i", 16: "opt_leaf", 17: "opt_list",
-	18: "opt_map", 19: "opt_bytes", 20: "opt_status", 21: "opt_at",
-	22: "list_s", 23: "list_leaf", 24: "list_opt", 25: "list_list",
-	26: "list_map", 27: "list_status", 28: "map_s", 29: "map_leaf",
-	30: "map_list", 31: "map_opt_leaf", 32: "old", 200: "user_id",
-	201: "d_i32", 202: "d_u64", 203: "d_f32", 204: "d_bool", 205: "d_at",
-	206: "d_took", 300: "node",
-}
-
 // IsNil implements serdes.Record.
 func (r *Everything) IsNil() bool {
 	return r == nil
@@ -448,6 +448,8 @@ func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgLeafFields = serdes.Fields{1: "name"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Leaf{}
@@ -459,8 +461,6 @@ func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgLeafFields = serdes.Fields{1: "name"}
 
 // IsNil implements serdes.Record.
 func (r *Leaf) IsNil() bool {
@@ -513,6 +513,8 @@ func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgNodeFields = serdes.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Node{}
@@ -536,8 +538,6 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgNodeFields = serdes.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
 
 // IsNil implements serdes.Record.
 func (r *Node) IsNil() bool {

@@ -42,6 +42,8 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgProfileFields = serdes.Fields{1: "id", 2: "name", 3: "age"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Profile{}
@@ -57,8 +59,6 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgProfileFields = serdes.Fields{1: "id", 2: "name", 3: "age"}
 
 // IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {

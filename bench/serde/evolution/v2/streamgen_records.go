@@ -68,6 +68,8 @@ func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgAddressFields = serdes.Fields{1: "city"}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Address{}
@@ -79,8 +81,6 @@ func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 		return b, err
 	})
 }
-
-var sgAddressFields = serdes.Fields{1: "city"}
 
 // IsNil implements serdes.Record.
 func (r *Address) IsNil() bool {
@@ -142,6 +142,11 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
+var sgProfileFields = serdes.Fields{
+	1: "id", 2: "full_name", 3: "age", 4: "email", 5: "score", 6: "tier",
+	7: "address", 8: "history",
+}
+
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Profile{Score: 100, Tier: TierGold}
@@ -174,11 +179,6 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		}
 		return b, err
 	})
-}
-
-var sgProfileFields = serdes.Fields{
-	1: "id", 2: "full_name", 3: "age", 4: "email", 5: "score", 6: "tier",
-	7: "address", 8: "history",
 }
 
 // IsNil implements serdes.Record.
