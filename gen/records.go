@@ -686,32 +686,37 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 // fieldsVar names the serdes.Fields table of record name.
 func fieldsVar(name string) string { return "sg" + name + "Fields" }
 
-// fieldTable is a record's serdes.Fields literal, {ID: name, ...}: one
-// line when it fits, else a row every few entries so a long record stays
-// readable.
+// fieldTable is a record's serdes.Fields literal, {ID: name, ...}.
 func (c *genCtx) fieldTable(r *spec.Record) *jen.Statement {
-	var rows []jen.Code
-	var row *jen.Statement
-	width := 0
+	var elems []jen.Code
+	var widths []int
 	for _, fl := range r.Fields {
-		entry := jen.Lit(fl.ID).Op(":").Lit(fl.Name)
-		w := len(fmt.Sprintf("%d: %q, ", fl.ID, fl.Name))
-		if row == nil || width+w > 72 {
-			if row != nil {
-				rows = append(rows, row)
-			}
-			row, width = entry, 0
-		} else {
-			row = row.Op(",").Add(entry)
+		elems = append(elems, jen.Lit(fl.ID).Op(":").Lit(fl.Name))
+		widths = append(widths, len(fmt.Sprintf("%d: %q", fl.ID, fl.Name)))
+	}
+	return jen.Qual(pathSerdes, "Fields").Values(rows(elems, widths)...)
+}
+
+// rows lays out the elements of a composite literal a few to a line, as a
+// person would: widths are the elements' lengths, and a line breaks before
+// an element that would take it past 72 characters. A list that fits stays
+// on one line.
+func rows(elems []jen.Code, widths []int) []jen.Code {
+	total := 0
+	for _, w := range widths {
+		total += w + 2
+	}
+	if total <= 72 {
+		return elems
+	}
+	out := make([]jen.Code, 0, len(elems)+1)
+	width := 0
+	for i, e := range elems {
+		if i == 0 || width+widths[i]+2 > 72 {
+			e, width = jen.Line().Add(e), 0
 		}
-		width += w
+		width += widths[i] + 2
+		out = append(out, e)
 	}
-	if row != nil {
-		rows = append(rows, row)
-	}
-	t := jen.Qual(pathSerdes, "Fields")
-	if len(rows) <= 1 {
-		return t.Values(rows...)
-	}
-	return t.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, rows...)
+	return append(out, jen.Line())
 }
