@@ -246,9 +246,10 @@ func bAssign(fn string, args ...jen.Code) *jen.Statement {
 }
 
 // appendValue returns statements appending v, of Go type goType(t), to b,
-// after key (the field's key appended to b) when key is not nil. Record values must be addressable (AppendMsg has a
-// pointer receiver). depth makes loop variable names unique in nested lists
-// and maps.
+// after key (an expression appending the field's key to b) unless key is
+// nil. Record values must be addressable (AppendMsg has a pointer
+// receiver). depth makes loop variable names unique in nested lists and
+// maps.
 func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []jen.Code {
 	buf := key
 	if buf == nil {
@@ -294,9 +295,9 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []je
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
 }
 
-// appendCall is the one call that appends v, of type t, to buf, or nil
-// when t needs statements: scalars, enums and records, and lists and maps
-// of them through the generic helpers of serdes.
+// appendCall is the single call appending v, of type t, to buf, for
+// scalars, enums, records, and lists and maps of them (through the
+// generic helpers of serdes); nil for types that need statements.
 func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
 	switch t.Kind {
 	case spec.KindRecord:
