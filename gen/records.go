@@ -653,11 +653,15 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	)
 
 	var defaults []jen.Code
+	var widths []int
 	for _, fl := range r.Fields {
 		if d := c.defaultValue(r, fl); d != nil {
-			defaults = append(defaults, jen.Id(c.fieldNames[fl]).Op(":").Add(d))
+			e := jen.Id(c.fieldNames[fl]).Op(":").Add(d)
+			defaults = append(defaults, e)
+			widths = append(widths, len(fmt.Sprintf("%#v", e)))
 		}
 	}
+	defaults = rows(defaults, widths)
 	var cases []jen.Code
 	for _, fl := range r.Fields {
 		v := field("r", c.fieldNames[fl])

@@ -114,6 +114,11 @@ func (c *genCtx) genSample(f *jen.File, r *spec.Record) {
 			direct = append(direct, jen.Id(c.fieldNames[fl]).Op(":").Add(v))
 		}
 	}
+	var widths []int
+	for _, d := range direct {
+		widths = append(widths, len(fmt.Sprintf("%#v", d)))
+	}
+	direct = rows(direct, widths)
 	body := []jen.Code{jen.Return(jen.Id(name).Values(direct...))}
 	if len(guarded) > 0 {
 		body = []jen.Code{

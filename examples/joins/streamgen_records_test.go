@@ -20,7 +20,11 @@ func streamgenPtr[T any](v T) *T {
 // stops recursive schemas from nesting forever.
 
 func streamgenSampleEnrichedOrder(depth int) EnrichedOrder {
-	return EnrichedOrder{OrderID: "s10-héllo", Amount: -20.25, UserName: streamgenPtr[string]("s30-héllo"), Country: streamgenPtr[string]("s40-héllo")}
+	return EnrichedOrder{
+		OrderID: "s10-héllo", Amount: -20.25,
+		UserName: streamgenPtr[string]("s30-héllo"),
+		Country:  streamgenPtr[string]("s40-héllo"),
+	}
 }
 
 func streamgenSampleOrder(depth int) Order {

@@ -21,11 +21,17 @@ func streamgenPtr[T any](v T) *T {
 // stops recursive schemas from nesting forever.
 
 func streamgenSampleOrder(depth int) Order {
-	return Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25, PlacedAt: time.UnixMilli(1700000000040).UTC()}
+	return Order{
+		ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25,
+		PlacedAt: time.UnixMilli(1700000000040).UTC(),
+	}
 }
 
 func streamgenSampleOrderSummary(depth int) OrderSummary {
-	return OrderSummary{Orders: 1099511627786, Total: -20.25, Largest: -30.25, LastOrder: streamgenPtr[string]("s40-héllo")}
+	return OrderSummary{
+		Orders: 1099511627786, Total: -20.25, Largest: -30.25,
+		LastOrder: streamgenPtr[string]("s40-héllo"),
+	}
 }
 
 // TestStreamgenRoundTrip checks the serde of every record (serdestest.RoundTrip): a

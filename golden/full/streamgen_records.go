@@ -289,7 +289,11 @@ var sgOrderFields = serdes.Fields{
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
-	*r = Order{Amount: 0.5, Status: StatusPending, Paid: false, Small: -3, U64: 7, TTL: 300000 * time.Millisecond, Due: time.UnixMilli(1704164645000).UTC()}
+	*r = Order{
+		Amount: 0.5, Status: StatusPending, Paid: false, Small: -3, U64: 7,
+		TTL: 300000 * time.Millisecond,
+		Due: time.UnixMilli(1704164645000).UTC(),
+	}
 	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:

@@ -36,10 +36,19 @@ func streamgenSampleItem(depth int) Item {
 }
 
 func streamgenSampleOrder(depth int) Order {
-	v := Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25, PlacedAt: time.UnixMilli(1700000000040).UTC(), Note: streamgenPtr[string]("s60-héllo"), Tags: map[string]int64{
-		"a":  1099511627846,
-		"eu": 1099511627847,
-	}, Status: StatusShipped, Raw: []byte("b90"), Paid: true, Small: -110007, Big: 1099511627896, U32: 4000000130, U64: 9223372036854775948, Ratio: 150.5, TTL: 160 * time.Second, Legacy: "s170-héllo", Due: time.UnixMilli(1700000000190).UTC()}
+	v := Order{
+		ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25,
+		PlacedAt: time.UnixMilli(1700000000040).UTC(),
+		Note:     streamgenPtr[string]("s60-héllo"),
+		Tags: map[string]int64{
+			"a":  1099511627846,
+			"eu": 1099511627847,
+		},
+		Status: StatusShipped, Raw: []byte("b90"), Paid: true, Small: -110007,
+		Big: 1099511627896, U32: 4000000130, U64: 9223372036854775948,
+		Ratio: 150.5, TTL: 160 * time.Second, Legacy: "s170-héllo",
+		Due: time.UnixMilli(1700000000190).UTC(),
+	}
 	if depth < 2 {
 		v.Items = []Item{streamgenSampleItem(depth + 1), streamgenSampleItem(depth + 1)}
 		v.Nested = []map[string]Item{map[string]Item{

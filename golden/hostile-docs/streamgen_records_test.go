@@ -13,10 +13,13 @@ import (
 // stops recursive schemas from nesting forever.
 
 func streamgenSampleNote(depth int) Note {
-	return Note{Text: "s10-héllo", Mood: MoodBad, Tags: map[string]string{
-		"a":  "s30-héllo",
-		"eu": "s31-héllo",
-	}}
+	return Note{
+		Text: "s10-héllo", Mood: MoodBad,
+		Tags: map[string]string{
+			"a":  "s30-héllo",
+			"eu": "s31-héllo",
+		},
+	}
 }
 
 // TestStreamgenRoundTrip checks the serde of every record (serdestest.RoundTrip): a

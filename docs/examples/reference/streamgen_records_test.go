@@ -25,10 +25,16 @@ func streamgenSampleItem(depth int) Item {
 }
 
 func streamgenSampleOrder(depth int) Order {
-	v := Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25, PlacedAt: time.UnixMilli(1700000000040).UTC(), Note: streamgenPtr[string]("s60-héllo"), Tags: map[string]int64{
-		"a":  1099511627846,
-		"eu": 1099511627847,
-	}, Status: StatusShipped}
+	v := Order{
+		ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25,
+		PlacedAt: time.UnixMilli(1700000000040).UTC(),
+		Note:     streamgenPtr[string]("s60-héllo"),
+		Tags: map[string]int64{
+			"a":  1099511627846,
+			"eu": 1099511627847,
+		},
+		Status: StatusShipped,
+	}
 	if depth < 2 {
 		v.Items = []Item{streamgenSampleItem(depth + 1), streamgenSampleItem(depth + 1)}
 	}

@@ -20,7 +20,10 @@ func streamgenPtr[T any](v T) *T {
 // stops recursive schemas from nesting forever.
 
 func streamgenSampleClick(depth int) Click {
-	return Click{Page: "s10-héllo", User: streamgenPtr[string]("s20-héllo"), Country: streamgenPtr[string]("s30-héllo")}
+	return Click{
+		Page: "s10-héllo", User: streamgenPtr[string]("s20-héllo"),
+		Country: streamgenPtr[string]("s30-héllo"),
+	}
 }
 
 func streamgenSampleProfile(depth int) Profile {

@@ -289,7 +289,12 @@ var sgEverythingFields = serdes.Fields{
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
-	*r = Everything{Status: StatusPaid, UserID: "anonymous", DI32: -5, DU64: 18446744073709551615, DF32: 1.5, DBool: true, DAt: time.UnixMilli(1700000000000).UTC(), DTook: 1500 * time.Millisecond}
+	*r = Everything{
+		Status: StatusPaid, UserID: "anonymous", DI32: -5,
+		DU64: 18446744073709551615, DF32: 1.5, DBool: true,
+		DAt:   time.UnixMilli(1700000000000).UTC(),
+		DTook: 1500 * time.Millisecond,
+	}
 	return serdes.DecodeRecord(b, depth, sgEverythingFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:

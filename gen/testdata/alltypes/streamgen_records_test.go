@@ -23,19 +23,41 @@ func streamgenSampleEmpty(depth int) Empty {
 }
 
 func streamgenSampleEverything(depth int) Everything {
-	v := Everything{S: "s10-héllo", Raw: []byte("b20"), Flag: true, I32: -40007, I64: 1099511627826, U32: 4000000060, U64: 9223372036854775878, F32: 80.5, F64: -90.25, At: time.UnixMilli(1700000000100).UTC(), Took: 110 * time.Second, Status: StatusPaidLate, Leaf: streamgenSampleLeaf(depth + 1), OptS: streamgenPtr[string]("s140-héllo"), OptI: streamgenPtr[int32](-150007), OptList: []string{"s170-héllo", "s171-héllo"}, OptMap: map[string]float64{
-		"a":  -180.25,
-		"eu": -181.25,
-	}, OptBytes: []byte("b190"), OptStatus: streamgenPtr[Status](StatusPaidLate), OptAt: streamgenPtr[time.Time](time.UnixMilli(1700000000210).UTC()), ListS: []string{"s220-héllo", "s221-héllo"}, ListOpt: []*int64{streamgenPtr[int64](1099511628016), nil}, ListList: [][]uint32{[]uint32{4000000250, 4000000251}, []uint32{4000000251, 4000000252}}, ListMap: []map[string]bool{map[string]bool{
-		"a":  true,
-		"eu": true,
-	}, map[string]bool{
-		"a":  true,
-		"eu": true,
-	}}, ListStatus: []Status{StatusPaidLate, StatusPaidLate}, MapS: map[string]string{
-		"a":  "s280-héllo",
-		"eu": "s281-héllo",
-	}, Old: "s320-héllo", UserID: "s2000-héllo", DI32: -2010007, DU64: 9223372036854777828, DF32: 2030.5, DBool: true, DAt: time.UnixMilli(1700000002050).UTC(), DTook: 2060 * time.Second}
+	v := Everything{
+		S: "s10-héllo", Raw: []byte("b20"), Flag: true, I32: -40007,
+		I64: 1099511627826, U32: 4000000060, U64: 9223372036854775878,
+		F32: 80.5, F64: -90.25, At: time.UnixMilli(1700000000100).UTC(),
+		Took: 110 * time.Second, Status: StatusPaidLate,
+		Leaf:    streamgenSampleLeaf(depth + 1),
+		OptS:    streamgenPtr[string]("s140-héllo"),
+		OptI:    streamgenPtr[int32](-150007),
+		OptList: []string{"s170-héllo", "s171-héllo"},
+		OptMap: map[string]float64{
+			"a":  -180.25,
+			"eu": -181.25,
+		},
+		OptBytes:  []byte("b190"),
+		OptStatus: streamgenPtr[Status](StatusPaidLate),
+		OptAt:     streamgenPtr[time.Time](time.UnixMilli(1700000000210).UTC()),
+		ListS:     []string{"s220-héllo", "s221-héllo"},
+		ListOpt:   []*int64{streamgenPtr[int64](1099511628016), nil},
+		ListList:  [][]uint32{[]uint32{4000000250, 4000000251}, []uint32{4000000251, 4000000252}},
+		ListMap: []map[string]bool{map[string]bool{
+			"a":  true,
+			"eu": true,
+		}, map[string]bool{
+			"a":  true,
+			"eu": true,
+		}},
+		ListStatus: []Status{StatusPaidLate, StatusPaidLate},
+		MapS: map[string]string{
+			"a":  "s280-héllo",
+			"eu": "s281-héllo",
+		},
+		Old: "s320-héllo", UserID: "s2000-héllo", DI32: -2010007,
+		DU64: 9223372036854777828, DF32: 2030.5, DBool: true,
+		DAt: time.UnixMilli(1700000002050).UTC(), DTook: 2060 * time.Second,
+	}
 	if depth < 2 {
 		v.OptLeaf = streamgenPtr(streamgenSampleLeaf(depth + 1))
 		v.ListLeaf = []Leaf{streamgenSampleLeaf(depth + 1), streamgenSampleLeaf(depth + 1)}
