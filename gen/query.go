@@ -58,6 +58,7 @@ func generateQueries(c *genCtx) error {
 		jen.Return(jen.Id("Queries").Values(jen.Id("src"))),
 	)
 	var list []jen.Code
+	var widths []int
 	for _, s := range stores {
 		f.Line()
 		f.Comment(fmt.Sprintf("%s reads the %s store %q.", s.method, s.kind(), s.st.Name))
@@ -65,11 +66,12 @@ func generateQueries(c *genCtx) error {
 			jen.Return(jen.Id(s.desc).Dot("On").Call(jen.Id("q").Dot("src"))),
 		)
 		list = append(list, jen.Id(s.desc))
+		widths = append(widths, len(s.desc))
 	}
 	f.Line()
 	f.Comment("queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).")
 	f.Func().Id("queryStores").Params().Index().Qual(pathSgquery, "Store").Block(
-		jen.Return(jen.Index().Qual(pathSgquery, "Store").Values(lines(list)...)),
+		jen.Return(jen.Index().Qual(pathSgquery, "Store").Values(rows(list, widths)...)),
 	)
 	return nil
 }

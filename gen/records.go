@@ -42,6 +42,7 @@ func assignNames(c *genCtx) error {
 		name := typeName(r.Name)
 		c.recordNames[r] = name
 		c.pkgScope.reserve(&c.diags, name, fmt.Sprintf("record %q", r.Name), r.Pos)
+		c.pkgScope.reserve(&c.diags, fieldsVar(name), fmt.Sprintf("field table of record %q", r.Name), r.Pos)
 	}
 	for _, e := range c.prog.Enums {
 		numbers := map[int32]string{}
@@ -244,170 +245,164 @@ func bAssign(fn string, args ...jen.Code) *jen.Statement {
 	return jen.Id("b").Op("=").Qual(pathSerdes, fn).Call(append([]jen.Code{jen.Id("b")}, args...)...)
 }
 
-// appendValue returns statements appending v, of Go type goType(t), to b.
-// Record values must be addressable (AppendMsg has a pointer receiver).
-// depth makes loop variable names unique in nested lists and maps.
-func (c *genCtx) appendValue(t *spec.Type, v expr, depth int) []jen.Code {
-	if fn, ok := primFuncs[t.Kind]; ok {
-		return []jen.Code{bAssign("Append"+fn, v())}
+// appendValue returns statements appending v, of Go type goType(t), to b,
+// after key (an expression appending the field's key to b) unless key is
+// nil. Record values must be addressable (AppendMsg has a pointer
+// receiver). depth makes loop variable names unique in nested lists and
+// maps.
+func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []jen.Code {
+	buf := key
+	if buf == nil {
+		buf = jen.Id("b")
+	}
+	if call := c.appendCall(t, v, buf); call != nil {
+		return []jen.Code{jen.Id("b").Op("=").Add(call)}
+	}
+	var out []jen.Code
+	if key != nil {
+		out = append(out, jen.Id("b").Op("=").Add(key))
 	}
 	d := strconv.Itoa(depth)
 	switch t.Kind {
-	case spec.KindEnum:
-		return []jen.Code{bAssign("AppendInt32", jen.Int32().Call(v()))}
-	case spec.KindRecord:
-		return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
 	case spec.KindOptional:
-		switch {
-		case t.Elem.Kind == spec.KindRecord:
-			// AppendMsg writes nil for a nil receiver.
-			return []jen.Code{jen.Id("b").Op("=").Add(v()).Dot("AppendMsg").Call(jen.Id("b"))}
-		case nilable(t.Elem):
-			return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, v, depth)...)}
+		inner := v
+		if !nilable(t.Elem) && t.Elem.Kind != spec.KindRecord {
+			inner = deref(v)
 		}
-		return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, deref(v), depth)...)}
+		return append(out, jen.If(v().Op("==").Nil()).Block(bAssign("AppendNil")).Else().Block(c.appendValue(t.Elem, inner, depth, nil)...))
 	case spec.KindList:
 		i := "i" + d
-		return []jen.Code{
+		return append(out,
 			bAssign("AppendArrayHeader", jen.Len(v())),
-			jen.For(jen.Id(i).Op(":=").Range().Add(v())).Block(c.appendValue(t.Elem, index(v, i), depth+1)...),
-		}
+			jen.For(jen.Id(i).Op(":=").Range().Add(v())).Block(c.appendValue(t.Elem, index(v, i), depth+1, nil)...),
+		)
 	case spec.KindMap:
+		// Only maps of records and of collections get here: sorted keys,
+		// and each value looked up and appended where it is.
 		kb, k, val := "kb"+d, "k"+d, "v"+d
-		if t.Elem.Kind != spec.KindRecord {
-			// Sorted key/value pairs in a stack array: no map lookups and,
-			// for up to 16 entries, no allocation.
-			e := "e" + d
-			body := []jen.Code{bAssign("AppendString", jen.Id(e).Dot("Key"))}
-			body = append(body, c.appendValue(t.Elem, func() *jen.Statement { return jen.Id(e).Dot("Value") }, depth+1)...)
-			return []jen.Code{jen.Block(
-				jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
-				jen.Var().Id(kb).Index(jen.Lit(16)).Qual(pathSerdes, "Entry").Types(c.goType(t.Elem)),
-				bAssign("AppendMapHeader", jen.Len(v())),
-				jen.For(jen.List(jen.Id("_"), jen.Id(e)).Op(":=").Range().Qual(pathSerdes, "SortedEntries").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
-			)}
-		}
 		body := []jen.Code{
 			bAssign("AppendString", jen.Id(k)),
 			jen.Id(val).Op(":=").Add(v()).Index(jen.Id(k)),
 		}
-		body = append(body, c.appendValue(t.Elem, id(val), depth+1)...)
-		return []jen.Code{jen.Block(
+		body = append(body, c.appendValue(t.Elem, id(val), depth+1, nil)...)
+		return append(out, jen.Block(
 			jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
 			jen.Var().Id(kb).Index(jen.Lit(16)).String(),
 			bAssign("AppendMapHeader", jen.Len(v())),
 			jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Qual(pathSerdes, "SortedKeys").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
-		)}
+		))
 	}
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
 }
 
-// errCheck returns `if err != nil { return b, <wrap(err)> }`.
-func errCheck(wrap func(jen.Code) jen.Code) *jen.Statement {
-	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), wrap(jen.Err())))
+// appendCall is the single call appending v, of type t, to buf, for
+// scalars, enums, records, and lists and maps of them (through the
+// generic helpers of serdes); nil for types that need statements.
+func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
+	switch t.Kind {
+	case spec.KindRecord:
+		return v().Dot("AppendMsg").Call(buf)
+	case spec.KindOptional:
+		if t.Elem.Kind == spec.KindRecord {
+			return v().Dot("AppendMsg").Call(buf) // nil appends msgpack nil
+		}
+	case spec.KindList:
+		if t.Elem.Kind == spec.KindRecord {
+			return jen.Qual(pathSerdes, "AppendRecordList").Call(buf, v())
+		}
+		if fn := c.appender(t.Elem); fn != nil {
+			return jen.Qual(pathSerdes, "AppendList").Call(buf, v(), fn)
+		}
+	case spec.KindMap:
+		if fn := c.appender(t.Elem); fn != nil {
+			return jen.Qual(pathSerdes, "AppendMap").Call(buf, v(), fn)
+		}
+	}
+	if fn := c.appender(t); fn != nil {
+		return jen.Add(fn).Call(buf, v())
+	}
+	return nil
+}
+
+// appender is the serdes function appending a scalar or enum of type t, or
+// nil for other types.
+func (c *genCtx) appender(t *spec.Type) jen.Code {
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return jen.Qual(pathSerdes, "Append"+fn)
+	}
+	if t.Kind == spec.KindEnum {
+		return jen.Qual(pathSerdes, "AppendEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	}
+	return nil
 }
 
 // readValue returns statements decoding a value of type t from b into dst,
-// an assignable expression of Go type goType(t). wrap adds the field path to
-// an error. present is set for the element of an optional list, map or
-// bytes: an empty value then decodes as non-nil, because nil means absent.
-func (c *genCtx) readValue(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int, present bool) []jen.Code {
-	d := strconv.Itoa(depth)
-	if fn, ok := primFuncs[t.Kind]; ok {
-		out := []jen.Code{
-			jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Read"+fn).Call(jen.Id("b")),
-			errCheck(wrap),
-		}
-		if present && t.Kind == spec.KindBytes {
-			out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Index().Byte().Values()))
-		}
-		return out
+// an assignable expression of Go type goType(t), leaving any error in err
+// for the enclosing function to return at once: serdes.DecodeRecord adds
+// the field name to it, and serdes.ReadList and ReadMap the index or key.
+// present is set for the element of an optional list, map or bytes: an
+// empty value then decodes as non-nil, because nil means absent.
+func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
+	read := func(call jen.Code) []jen.Code {
+		return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}
 	}
+	var out []jen.Code
 	switch t.Kind {
-	case spec.KindEnum:
-		x := "x" + d
-		return []jen.Code{jen.Block(
-			jen.Var().Id(x).Int32(),
-			jen.List(jen.Id(x), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadInt32").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Id(c.enumNames[t.Enum]).Call(jen.Id(x)),
-		)}
 	case spec.KindRecord:
-		return []jen.Code{
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1)),
-			errCheck(wrap),
-		}
+		return []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))}
 	case spec.KindOptional:
 		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
 			jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
 			dst().Op("=").Nil(),
-		).Else().Block(c.readPresent(t.Elem, dst, wrap, depth)...)}
+		).Else().Block(c.readPresent(t.Elem, dst)...)}
 	case spec.KindList:
-		n, i, z := "n"+d, "i"+d, "z"+d
-		alloc := dst().Op("=").Make(c.goType(t), jen.Lit(0), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
-		var allocStmt jen.Code = alloc
-		if !present {
-			// A required empty list decodes as nil, the zero value, so a
-			// zero record survives a round trip unchanged.
-			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
+		if t.Elem.Kind == spec.KindRecord {
+			// In place: see serdes.ReadRecordList.
+			name := c.recordNames[t.Elem.Record]
+			decode := jen.Func().Params(jen.Id("b").Index().Byte(), jen.Id("v").Op("*").Id(name)).Params(jen.Index().Byte(), jen.Error()).Block(
+				jen.Return(jen.Id("v").Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))))
+			out = read(jen.Qual(pathSerdes, "ReadRecordList").Call(jen.Id("b"), decode))
+			break
 		}
-		body := []jen.Code{dst().Op("=").Append(dst(), jen.Id(z))}
-		body = append(body, c.readValue(t.Elem, index(dst, i), func(e jen.Code) jen.Code {
-			return wrap(jen.Qual(pathSerdes, "WrapIndex").Call(e, jen.Id(i)))
-		}, depth+1, false)...)
-		return []jen.Code{jen.Block(
-			jen.Var().Id(n).Int(),
-			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadArrayHeader").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Nil(),
-			allocStmt,
-			jen.Var().Id(z).Add(c.goType(t.Elem)),
-			jen.For(jen.Id(i).Op(":=").Lit(0), jen.Id(i).Op("<").Id(n), jen.Id(i).Op("++")).Block(body...),
-		)}
+		out = read(jen.Qual(pathSerdes, "ReadList").Call(jen.Id("b"), c.elemReader(t.Elem)))
 	case spec.KindMap:
-		n, k, v := "n"+d, "k"+d, "v"+d
-		alloc := dst().Op("=").Make(c.goType(t), jen.Min(jen.Id(n), jen.Qual(pathSerdes, "MaxPrealloc")))
-		var allocStmt jen.Code = alloc
-		if !present {
-			allocStmt = jen.If(jen.Id(n).Op(">").Lit(0)).Block(alloc)
-		}
-		body := []jen.Code{
-			jen.Var().Id(k).String(),
-			jen.List(jen.Id(k), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadString").Call(jen.Id("b")),
-			errCheck(wrap),
-			jen.Var().Id(v).Add(c.goType(t.Elem)),
-		}
-		body = append(body, c.readValue(t.Elem, id(v), func(e jen.Code) jen.Code {
-			return wrap(jen.Qual(pathSerdes, "WrapKey").Call(e, jen.Id(k)))
-		}, depth+1, false)...)
-		body = append(body, dst().Index(jen.Id(k)).Op("=").Id(v))
-		return []jen.Code{jen.Block(
-			jen.Var().Id(n).Int(),
-			jen.List(jen.Id(n), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
-			errCheck(wrap),
-			dst().Op("=").Nil(),
-			allocStmt,
-			jen.For(jen.Empty(), jen.Id(n).Op(">").Lit(0), jen.Id(n).Op("--")).Block(body...),
-		)}
+		out = read(jen.Qual(pathSerdes, "ReadMap").Call(jen.Id("b"), c.elemReader(t.Elem)))
+	default:
+		out = read(jen.Add(c.elemReader(t)).Call(jen.Id("b")))
 	}
-	panic(fmt.Sprintf("gen: readValue of %v", t.Kind))
+	if present && nilable(t) {
+		out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Add(c.goType(t)).Values()))
+	}
+	return out
+}
+
+// elemReader is a function of type func([]byte) (goType(t), []byte, error)
+// decoding one value of type t: the serdes reader of a scalar or enum, else
+// a function literal around readValue.
+func (c *genCtx) elemReader(t *spec.Type) jen.Code {
+	if fn, ok := primFuncs[t.Kind]; ok {
+		return jen.Qual(pathSerdes, "Read"+fn)
+	}
+	if t.Kind == spec.KindEnum {
+		return jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	}
+	body := append(c.readValue(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
+	return jen.Func().Params(jen.Id("b").Index().Byte()).
+		Params(jen.Id("v").Add(c.goType(t)), jen.Id("_").Index().Byte(), jen.Err().Error()).Block(body...)
 }
 
 // readPresent decodes the element of an optional value known not to be nil
 // into dst, of Go type goType(optional<t>).
-func (c *genCtx) readPresent(t *spec.Type, dst expr, wrap func(jen.Code) jen.Code, depth int) []jen.Code {
+func (c *genCtx) readPresent(t *spec.Type, dst expr) []jen.Code {
 	switch {
 	case nilable(t):
-		return c.readValue(t, dst, wrap, depth, true)
+		return c.readValue(t, dst, true)
 	case t.Kind == spec.KindRecord:
-		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))},
-			c.readValue(t, dst, wrap, depth, false)...)
+		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.readValue(t, dst, false)...)
 	}
-	p := "p" + strconv.Itoa(depth)
-	stmts := []jen.Code{jen.Id(p).Op(":=").New(c.goType(t))}
-	stmts = append(stmts, c.readValue(t, deref(id(p)), wrap, depth, false)...)
-	stmts = append(stmts, dst().Op("=").Id(p))
-	return []jen.Code{jen.Block(stmts...)}
+	// A scalar or an enum: serdes.ReadPtr allocates the pointer only once
+	// the value has decoded.
+	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), c.elemReader(t))}
 }
 
 // generateRecords writes streamgen_records.go: the version gate, the enums
@@ -478,7 +473,7 @@ func (c *genCtx) genRecord(f *jen.File, r *spec.Record) {
 	c.genAppendMsg(f, r)
 	c.genUnmarshalMsg(f, r)
 
-	f.Comment("// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).")
+	f.Comment("// IsNil implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("IsNil").Params().Bool().Block(jen.Return(jen.Id("r").Op("==").Nil()))
 }
 
@@ -505,35 +500,37 @@ func (c *genCtx) genAppendMsg(f *jen.File, r *spec.Record) {
 	}
 	for _, fl := range r.Fields {
 		v := field("r", c.fieldNames[fl])
-		key := c.appendKey(fl.ID)
 		t := fl.Type
 		if t.Kind != spec.KindOptional {
-			body = append(body, key)
-			body = append(body, c.appendValue(t, v, 0)...)
+			body = append(body, c.appendField(fl.ID, t, v)...)
 			continue
 		}
 		var inner []jen.Code
 		switch {
 		case t.Elem.Kind == spec.KindRecord || nilable(t.Elem):
-			inner = c.appendValue(t.Elem, v, 0)
+			inner = c.appendField(fl.ID, t.Elem, v)
 		default:
-			inner = c.appendValue(t.Elem, deref(v), 0)
+			inner = c.appendField(fl.ID, t.Elem, deref(v))
 		}
-		body = append(body, jen.If(v().Op("!=").Nil()).Block(append([]jen.Code{key}, inner...)...))
+		body = append(body, jen.If(v().Op("!=").Nil()).Block(inner...))
 	}
 	body = append(body, jen.Return(jen.Id("b")))
-	f.Comment("// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.")
-	f.Comment("// It allocates nothing beyond growing b. A nil r appends msgpack nil.")
+	f.Comment("// AppendMsg implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("AppendMsg").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(body...)
 }
 
-// appendKey writes a field ID key. IDs below 128 are one byte (a positive
-// fixint), written directly.
-func (c *genCtx) appendKey(fid int) jen.Code {
+// appendField returns statements appending the key fid and the value v of
+// type t. The key is the buffer the value's append writes to,
+// `b = serdes.AppendString(append(b, 1), r.ID)`, so most fields are one line.
+func (c *genCtx) appendField(fid int, t *spec.Type, v expr) []jen.Code {
+	var key jen.Code
 	if fid >= 0 && fid < 128 {
-		return jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit(fid)).Comment(fmt.Sprintf("field %d", fid))
+		// IDs below 128 are one byte (a positive fixint).
+		key = jen.Append(jen.Id("b"), jen.Lit(fid))
+	} else {
+		key = jen.Qual(pathSerdes, "AppendUint64").Call(jen.Id("b"), jen.Lit(fid))
 	}
-	return bAssign("AppendUint64", jen.Lit(fid))
+	return c.appendValue(t, v, 0, key)
 }
 
 // defaultValue is the Go expression of a field's declared default, or nil
@@ -645,86 +642,86 @@ func (c *genCtx) defaultValue(r *spec.Record, fl *spec.Field) jen.Code {
 	return bad()
 }
 
+// genUnmarshalMsg writes the decoder of a record: its field table, and a
+// field decode function for serdes.DecodeRecord, which holds the loop over
+// the map and the error handling common to every record.
 func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	name := c.recordNames[r]
-	f.Comment("// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from")
-	f.Comment("// b take their spec default, unknown fields are skipped, the result does not alias")
-	f.Comment("// b. Errors are *serdes.DecodeError with the field path and offset.")
+	f.Comment("// UnmarshalMsg implements serdes.Record.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("UnmarshalMsg").Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.List(jen.Id("rest"), jen.Err()).Op(":=").Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0)),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "Locate").Call(jen.Err(), jen.Id("b")))),
-		jen.Return(jen.Id("rest"), jen.Nil()),
+		jen.Return(jen.Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0))),
 	)
 
 	var defaults []jen.Code
+	var widths []int
 	for _, fl := range r.Fields {
 		if d := c.defaultValue(r, fl); d != nil {
-			defaults = append(defaults, jen.Id(c.fieldNames[fl]).Op(":").Add(d))
+			e := jen.Id(c.fieldNames[fl]).Op(":").Add(d)
+			defaults = append(defaults, e)
+			widths = append(widths, len(fmt.Sprintf("%#v", e)))
 		}
 	}
-	body := []jen.Code{
-		jen.If(jen.Id("depth").Op(">").Qual(pathSerdes, "MaxDepth")).Block(jen.Return(jen.Id("b"), jen.Qual(pathSerdes, "TooDeep").Call(jen.Id("b")))),
-		jen.List(jen.Id("n"), jen.Id("b"), jen.Err()).Op(":=").Qual(pathSerdes, "ReadMapHeader").Call(jen.Id("b")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
+	defaults = rows(defaults, widths)
+	var cases []jen.Code
+	for _, fl := range r.Fields {
+		v := field("r", c.fieldNames[fl])
+		var stmts []jen.Code
+		if fl.Type.Kind == spec.KindOptional {
+			stmts = c.readPresent(fl.Type.Elem, v)
+		} else {
+			stmts = c.readValue(fl.Type, v, false)
+		}
+		cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
 	}
-	var loop []jen.Code
-	if len(r.Fields) == 0 {
-		loop = append(loop,
-			jen.List(jen.Id("_"), jen.Id("_"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		)
+	decode := jen.Func().Params(jen.Id("id").Int(), jen.Id("b").Index().Byte()).Params(jen.Id("_").Index().Byte(), jen.Err().Error())
+	if len(cases) == 0 {
+		decode = jen.Nil() // no field: DecodeRecord skips every entry
 	} else {
-		var byName []jen.Code
-		for _, fl := range r.Fields {
-			byName = append(byName, jen.Case(jen.Lit(fl.Name)).Block(jen.Id("id").Op("=").Lit(fl.ID)))
-		}
-		var cases []jen.Code
-		for _, fl := range r.Fields {
-			fname := fl.Name
-			wrap := func(e jen.Code) jen.Code { return jen.Qual(pathSerdes, "WrapField").Call(e, jen.Lit(fname)) }
-			v := field("r", c.fieldNames[fl])
-			var stmts []jen.Code
-			if fl.Type.Kind == spec.KindOptional {
-				stmts = c.readPresent(fl.Type.Elem, v, wrap, 0)
-			} else {
-				stmts = c.readValue(fl.Type, v, wrap, 0, false)
-			}
-			cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
-		}
-		cases = append(cases, jen.Default().Block(
-			jen.Comment("// A field of a newer schema, or a key of another type."),
-			jen.List(jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "Skip").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-		))
-		loop = append(loop,
-			jen.Var().Id("id").Int(),
-			jen.Var().Id("name").Index().Byte(),
-			jen.List(jen.Id("id"), jen.Id("name"), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadKey").Call(jen.Id("b")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("b"), jen.Err())),
-			// One check for every field: a nil value is an absent field
-			// (required or optional), which keeps its default. For an
-			// unknown field it is skipped all the same.
-			jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
-				jen.Comment("// nil means absent: the field keeps its default."),
-				jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
-				jen.Continue(),
-			),
-			jen.If(jen.Id("name").Op("!=").Nil()).Block(
-				jen.Comment("// Written with spec field names (msgpack/v5 struct tags, Python dicts);"),
-				jen.Comment("// an unknown name leaves id 0, which no field has."),
-				jen.Switch(jen.String().Call(jen.Id("name"))).Block(byName...),
-			),
-			jen.Switch(jen.Id("id")).Block(cases...),
-		)
+		decode = decode.Block(jen.Switch(jen.Id("id")).Block(cases...), jen.Return(jen.Id("b"), jen.Err()))
 	}
-	body = append(body,
-		jen.For(jen.Empty(), jen.Id("n").Op(">").Lit(0), jen.Id("n").Op("--")).Block(loop...),
-		jen.Return(jen.Id("b"), jen.Nil()),
+	f.Var().Id(fieldsVar(name)).Op("=").Add(c.fieldTable(r))
+	f.Line()
+	f.Comment("// sgDecode is UnmarshalMsg for a record nested depth deep.")
+	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
+		jen.Return(jen.Qual(pathSerdes, "DecodeRecord").Call(jen.Id("b"), jen.Id("depth"), jen.Id(fieldsVar(name)), decode)),
 	)
-	f.Comment("// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing")
-	f.Comment("// records so hostile input cannot nest a recursive schema until the stack overflows.")
-	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(body...)
+}
+
+// fieldsVar names the serdes.Fields table of record name.
+func fieldsVar(name string) string { return "sg" + name + "Fields" }
+
+// fieldTable is a record's serdes.Fields literal, {ID: name, ...}.
+func (c *genCtx) fieldTable(r *spec.Record) *jen.Statement {
+	var elems []jen.Code
+	var widths []int
+	for _, fl := range r.Fields {
+		elems = append(elems, jen.Lit(fl.ID).Op(":").Lit(fl.Name))
+		widths = append(widths, len(fmt.Sprintf("%d: %q", fl.ID, fl.Name)))
+	}
+	return jen.Qual(pathSerdes, "Fields").Values(rows(elems, widths)...)
+}
+
+// rows lays out the elements of a composite literal a few to a line, as a
+// person would: widths are the elements' lengths, and a line breaks before
+// an element that would take it past 72 characters. A list that fits stays
+// on one line.
+func rows(elems []jen.Code, widths []int) []jen.Code {
+	total := 0
+	for _, w := range widths {
+		total += w + 2
+	}
+	if total <= 72 {
+		return elems
+	}
+	out := make([]jen.Code, 0, len(elems)+1)
+	width := 0
+	for i, e := range elems {
+		if i == 0 || width+widths[i]+2 > 72 {
+			e, width = jen.Line().Add(e), 0
+		}
+		width += widths[i] + 2
+		out = append(out, e)
+	}
+	return append(out, jen.Line())
 }

@@ -28,7 +28,11 @@ func generateRecordTests(c *genCtx) error {
 		f.Comment("// streamgenPtr returns a pointer to a copy of v, for optional sample fields.")
 		f.Func().Id("streamgenPtr").Types(jen.Id("T").Any()).Params(jen.Id("v").Id("T")).Op("*").Id("T").Block(jen.Return(jen.Op("&").Id("v")))
 	}
+	f.Comment("// Each streamgenSample<Record> sets every field of the record it returns to a")
+	f.Comment("// distinct non-zero value, so a decoder that drops or swaps a field fails; depth")
+	f.Comment("// stops recursive schemas from nesting forever.")
 	for _, r := range c.prog.Records {
+		f.Line()
 		c.genSample(f, r)
 	}
 	perRecord := func(fn string, arg string, withZero bool) []jen.Code {
@@ -47,9 +51,10 @@ func generateRecordTests(c *genCtx) error {
 	f.Comment("// zero and a sample value decode to what was encoded and re-encode to the same bytes,")
 	f.Comment("// and every truncation of their encoding fails with an error instead of a panic.")
 	f.Func().Id("TestStreamgenRoundTrip").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(perRecord("RoundTrip", "t", true)...)
+	f.Comment("// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).")
 	for _, r := range c.prog.Records {
 		name := c.recordNames[r]
-		f.Commentf("// Fuzz%sDecode fuzzes the decoder of %s (serdestest.FuzzDecode).", name, name)
+		f.Line()
 		f.Func().Id("Fuzz" + name + "Decode").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
 			jen.Qual(pathSerdestest, "FuzzDecode").Call(jen.Id("f"), jen.Id(name).Values(), jen.Id(sampleName(c, r)).Call(jen.Lit(0))))
 	}
@@ -109,6 +114,11 @@ func (c *genCtx) genSample(f *jen.File, r *spec.Record) {
 			direct = append(direct, jen.Id(c.fieldNames[fl]).Op(":").Add(v))
 		}
 	}
+	var widths []int
+	for _, d := range direct {
+		widths = append(widths, len(fmt.Sprintf("%#v", d)))
+	}
+	direct = rows(direct, widths)
 	body := []jen.Code{jen.Return(jen.Id(name).Values(direct...))}
 	if len(guarded) > 0 {
 		body = []jen.Code{
@@ -117,8 +127,6 @@ func (c *genCtx) genSample(f *jen.File, r *spec.Record) {
 			jen.Return(jen.Id("v")),
 		}
 	}
-	f.Commentf("// %s sets every field of the %s it returns to a", sampleName(c, r), name)
-	f.Comment("// distinct non-zero value; depth stops recursive schemas from nesting forever.")
 	f.Func().Id(sampleName(c, r)).Params(jen.Id("depth").Int()).Id(name).Block(body...)
 }
 

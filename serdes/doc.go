@@ -4,9 +4,12 @@
 // It has three parts:
 //
 //   - append-style msgpack primitives (AppendString, ReadString, Skip, …)
-//     that generated record code calls. Encoding appends to a caller-owned
-//     buffer and allocates nothing else; decoding allocates only what the
-//     result owns (strings, slices, maps, pointers of optional fields).
+//     and the loops over a record's fields and a collection's elements
+//     (DecodeRecord, ReadList, AppendMap, …) that generated record code
+//     calls, so each generated record states only its own fields.
+//     Encoding appends to a caller-owned buffer and allocates nothing
+//     else; decoding allocates only what the result owns (strings, slices,
+//     maps, pointers of optional fields).
 //   - Kafka-compatible serdes for primitive keys and values (String, Int64,
 //     …), byte-for-byte equal to Kafka's Java serializers.
 //   - the Serde interface the runtime uses, with Msgpack for generated

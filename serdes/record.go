@@ -3,11 +3,14 @@ package serdes
 // Record is implemented by the pointer type of every generated record.
 type Record interface {
 	// AppendMsg appends the msgpack encoding of the record (a map keyed by
-	// field ID) to b. A nil receiver appends msgpack nil.
+	// field ID) to b, allocating nothing beyond growing b. A nil receiver
+	// appends msgpack nil.
 	AppendMsg(b []byte) []byte
 	// UnmarshalMsg decodes one record from the start of b into the receiver,
-	// replacing its contents, and returns the rest of b. The result does not
-	// alias b.
+	// replacing its contents, and returns the rest of b. Fields missing from
+	// b take their spec default and unknown fields are skipped; the result
+	// does not alias b. An error is a *DecodeError with the field path and
+	// the offset in b, and comes with all of b as the rest.
 	UnmarshalMsg(b []byte) ([]byte, error)
 	// IsNil reports whether the receiver is a nil pointer. It works on a nil
 	// receiver, so the runtime can recognise a tombstone returned by a user

@@ -55,10 +55,5 @@ func (q Queries) SumStore() *sgquery.KeyValue[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		cntStore,
-		maxStore,
-		minStore,
-		sumStore,
-	}
+	return []sgquery.Store{cntStore, maxStore, minStore, sumStore}
 }

@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Payment is the record "Payment" of the spec.
@@ -26,87 +26,39 @@ type Payment struct {
 
 var _ serdes.Record = (*Payment)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Payment) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.OrderID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Amount)
+	b = serdes.AppendString(append(b, 1), r.OrderID)
+	b = serdes.AppendFloat64(append(b, 2), r.Amount)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Payment{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order_id":
-				id = 1
-			case "amount":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "order_id")
-			}
 		case 2:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {
 	return r == nil
 }

@@ -10,8 +10,10 @@ import (
 	"testing"
 )
 
-// streamgenSamplePayment sets every field of the Payment it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSamplePayment(depth int) Payment {
 	return Payment{OrderID: "s10-héllo", Amount: -20.25}
 }
@@ -23,7 +25,8 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, Payment{}, streamgenSamplePayment(0))
 }
 
-// FuzzPaymentDecode fuzzes the decoder of Payment (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzPaymentDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Payment{}, streamgenSamplePayment(0))
 }

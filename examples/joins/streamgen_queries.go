@@ -37,7 +37,5 @@ func (q Queries) UsersStore() *sgquery.KeyValue[string, *User] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		usersStore,
-	}
+	return []sgquery.Store{usersStore}
 }

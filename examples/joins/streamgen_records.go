@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // EnrichedOrder is the record "EnrichedOrder" of the spec.
@@ -28,8 +28,7 @@ type EnrichedOrder struct {
 
 var _ serdes.Record = (*EnrichedOrder)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *EnrichedOrder) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -42,110 +41,43 @@ func (r *EnrichedOrder) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.OrderID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Amount)
+	b = serdes.AppendString(append(b, 1), r.OrderID)
+	b = serdes.AppendFloat64(append(b, 2), r.Amount)
 	if r.UserName != nil {
-		b = append(b, 3) // field 3
-		b = serdes.AppendString(b, *r.UserName)
+		b = serdes.AppendString(append(b, 3), *r.UserName)
 	}
 	if r.Country != nil {
-		b = append(b, 4) // field 4
-		b = serdes.AppendString(b, *r.Country)
+		b = serdes.AppendString(append(b, 4), *r.Country)
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *EnrichedOrder) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgEnrichedOrderFields = serdes.Fields{1: "order_id", 2: "amount", 3: "user_name", 4: "country"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = EnrichedOrder{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order_id":
-				id = 1
-			case "amount":
-				id = 2
-			case "user_name":
-				id = 3
-			case "country":
-				id = 4
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgEnrichedOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "order_id")
-			}
 		case 2:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
 		case 3:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "user_name")
-				}
-				r.UserName = p0
-			}
+			r.UserName, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 4:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "country")
-				}
-				r.Country = p0
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.Country, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *EnrichedOrder) IsNil() bool {
 	return r == nil
 }
@@ -159,96 +91,42 @@ type Order struct {
 
 var _ serdes.Record = (*Order)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Order) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.UserID)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Amount)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.UserID)
+	b = serdes.AppendFloat64(append(b, 3), r.Amount)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Order{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "user_id":
-				id = 2
-			case "amount":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 3:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -262,96 +140,42 @@ type PaidOrder struct {
 
 var _ serdes.Record = (*PaidOrder)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *PaidOrder) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.OrderID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Ordered)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Paid)
+	b = serdes.AppendString(append(b, 1), r.OrderID)
+	b = serdes.AppendFloat64(append(b, 2), r.Ordered)
+	b = serdes.AppendFloat64(append(b, 3), r.Paid)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *PaidOrder) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgPaidOrderFields = serdes.Fields{1: "order_id", 2: "ordered", 3: "paid"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = PaidOrder{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order_id":
-				id = 1
-			case "ordered":
-				id = 2
-			case "paid":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgPaidOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "order_id")
-			}
 		case 2:
 			r.Ordered, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "ordered")
-			}
 		case 3:
 			r.Paid, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "paid")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *PaidOrder) IsNil() bool {
 	return r == nil
 }
@@ -364,87 +188,39 @@ type Payment struct {
 
 var _ serdes.Record = (*Payment)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Payment) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.OrderID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Amount)
+	b = serdes.AppendString(append(b, 1), r.OrderID)
+	b = serdes.AppendFloat64(append(b, 2), r.Amount)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Payment{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order_id":
-				id = 1
-			case "amount":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "order_id")
-			}
 		case 2:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {
 	return r == nil
 }
@@ -458,96 +234,42 @@ type User struct {
 
 var _ serdes.Record = (*User)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *User) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Name)
-	b = append(b, 3) // field 3
-	b = serdes.AppendString(b, r.Country)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.Name)
+	b = serdes.AppendString(append(b, 3), r.Country)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = User{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "name":
-				id = 2
-			case "country":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
 		case 3:
 			r.Country, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "country")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *User) IsNil() bool {
 	return r == nil
 }

@@ -15,32 +15,30 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleEnrichedOrder sets every field of the EnrichedOrder it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleEnrichedOrder(depth int) EnrichedOrder {
-	return EnrichedOrder{OrderID: "s10-héllo", Amount: -20.25, UserName: streamgenPtr[string]("s30-héllo"), Country: streamgenPtr[string]("s40-héllo")}
+	return EnrichedOrder{
+		OrderID: "s10-héllo", Amount: -20.25,
+		UserName: streamgenPtr[string]("s30-héllo"),
+		Country:  streamgenPtr[string]("s40-héllo"),
+	}
 }
 
-// streamgenSampleOrder sets every field of the Order it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleOrder(depth int) Order {
 	return Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25}
 }
 
-// streamgenSamplePaidOrder sets every field of the PaidOrder it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSamplePaidOrder(depth int) PaidOrder {
 	return PaidOrder{OrderID: "s10-héllo", Ordered: -20.25, Paid: -30.25}
 }
 
-// streamgenSamplePayment sets every field of the Payment it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSamplePayment(depth int) Payment {
 	return Payment{OrderID: "s10-héllo", Amount: -20.25}
 }
 
-// streamgenSampleUser sets every field of the User it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleUser(depth int) User {
 	return User{ID: "s10-héllo", Name: "s20-héllo", Country: "s30-héllo"}
 }
@@ -56,27 +54,24 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, User{}, streamgenSampleUser(0))
 }
 
-// FuzzEnrichedOrderDecode fuzzes the decoder of EnrichedOrder (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzEnrichedOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, EnrichedOrder{}, streamgenSampleEnrichedOrder(0))
 }
 
-// FuzzOrderDecode fuzzes the decoder of Order (serdestest.FuzzDecode).
 func FuzzOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Order{}, streamgenSampleOrder(0))
 }
 
-// FuzzPaidOrderDecode fuzzes the decoder of PaidOrder (serdestest.FuzzDecode).
 func FuzzPaidOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, PaidOrder{}, streamgenSamplePaidOrder(0))
 }
 
-// FuzzPaymentDecode fuzzes the decoder of Payment (serdestest.FuzzDecode).
 func FuzzPaymentDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Payment{}, streamgenSamplePayment(0))
 }
 
-// FuzzUserDecode fuzzes the decoder of User (serdestest.FuzzDecode).
 func FuzzUserDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, User{}, streamgenSampleUser(0))
 }

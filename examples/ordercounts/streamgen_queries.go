@@ -37,7 +37,5 @@ func (q Queries) OrderCountsStore() *sgquery.KeyValue[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		orderCountsStore,
-	}
+	return []sgquery.Store{orderCountsStore}
 }

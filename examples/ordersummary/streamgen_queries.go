@@ -38,7 +38,5 @@ func (q Queries) OrderSummaryStore() *sgquery.Window[string, *OrderSummary] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		orderSummaryStore,
-	}
+	return []sgquery.Store{orderSummaryStore}
 }

@@ -15,8 +15,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Order is the record "Order" of the spec.
@@ -29,105 +29,45 @@ type Order struct {
 
 var _ serdes.Record = (*Order)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Order) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 4)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.UserID)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Amount)
-	b = append(b, 4) // field 4
-	b = serdes.AppendTimestamp(b, r.PlacedAt)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.UserID)
+	b = serdes.AppendFloat64(append(b, 3), r.Amount)
+	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount", 4: "placed_at"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Order{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "user_id":
-				id = 2
-			case "amount":
-				id = 3
-			case "placed_at":
-				id = 4
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 3:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "placed_at")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -142,8 +82,7 @@ type OrderSummary struct {
 
 var _ serdes.Record = (*OrderSummary)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *OrderSummary) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -153,104 +92,41 @@ func (r *OrderSummary) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendInt64(b, r.Orders)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Total)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Largest)
+	b = serdes.AppendInt64(append(b, 1), r.Orders)
+	b = serdes.AppendFloat64(append(b, 2), r.Total)
+	b = serdes.AppendFloat64(append(b, 3), r.Largest)
 	if r.LastOrder != nil {
-		b = append(b, 4) // field 4
-		b = serdes.AppendString(b, *r.LastOrder)
+		b = serdes.AppendString(append(b, 4), *r.LastOrder)
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *OrderSummary) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgOrderSummaryFields = serdes.Fields{1: "orders", 2: "total", 3: "largest", 4: "last_order"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = OrderSummary{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "orders":
-				id = 1
-			case "total":
-				id = 2
-			case "largest":
-				id = 3
-			case "last_order":
-				id = 4
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgOrderSummaryFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Orders, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "orders")
-			}
 		case 2:
 			r.Total, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "total")
-			}
 		case 3:
 			r.Largest, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "largest")
-			}
 		case 4:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "last_order")
-				}
-				r.LastOrder = p0
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.LastOrder, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *OrderSummary) IsNil() bool {
 	return r == nil
 }

@@ -16,16 +16,22 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleOrder sets every field of the Order it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleOrder(depth int) Order {
-	return Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25, PlacedAt: time.UnixMilli(1700000000040).UTC()}
+	return Order{
+		ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25,
+		PlacedAt: time.UnixMilli(1700000000040).UTC(),
+	}
 }
 
-// streamgenSampleOrderSummary sets every field of the OrderSummary it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleOrderSummary(depth int) OrderSummary {
-	return OrderSummary{Orders: 1099511627786, Total: -20.25, Largest: -30.25, LastOrder: streamgenPtr[string]("s40-héllo")}
+	return OrderSummary{
+		Orders: 1099511627786, Total: -20.25, Largest: -30.25,
+		LastOrder: streamgenPtr[string]("s40-héllo"),
+	}
 }
 
 // TestStreamgenRoundTrip checks the serde of every record (serdestest.RoundTrip): a
@@ -36,12 +42,12 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, OrderSummary{}, streamgenSampleOrderSummary(0))
 }
 
-// FuzzOrderDecode fuzzes the decoder of Order (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Order{}, streamgenSampleOrder(0))
 }
 
-// FuzzOrderSummaryDecode fuzzes the decoder of OrderSummary (serdestest.FuzzDecode).
 func FuzzOrderSummaryDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, OrderSummary{}, streamgenSampleOrderSummary(0))
 }

@@ -62,11 +62,5 @@ func (q Queries) TumblingStore() *sgquery.Window[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		finalStore,
-		hoppingStore,
-		sessionStore,
-		slidingStore,
-		tumblingStore,
-	}
+	return []sgquery.Store{finalStore, hoppingStore, sessionStore, slidingStore, tumblingStore}
 }

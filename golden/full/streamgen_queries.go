@@ -121,20 +121,9 @@ func (q Queries) UsersStore() *sgquery.KeyValue[string, *User] {
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
 	return []sgquery.Store{
-		activityStore,
-		countriesStore,
-		countryStatsStore,
-		counts5mStore,
-		dedupStore,
-		hoppingStore,
-		latestUserStore,
-		ordersByIDStore,
-		recentStore,
-		sessionStore,
-		slidingStore,
-		statusCountsStore,
-		userTotalsStore,
-		usersPerCountryStore,
-		usersStore,
+		activityStore, countriesStore, countryStatsStore, counts5mStore,
+		dedupStore, hoppingStore, latestUserStore, ordersByIDStore,
+		recentStore, sessionStore, slidingStore, statusCountsStore,
+		userTotalsStore, usersPerCountryStore, usersStore,
 	}
 }

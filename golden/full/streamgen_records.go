@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Where an order is in its life.
@@ -55,87 +55,39 @@ type Country struct {
 
 var _ serdes.Record = (*Country)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Country) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Code)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Name)
+	b = serdes.AppendString(append(b, 1), r.Code)
+	b = serdes.AppendString(append(b, 2), r.Name)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Country) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgCountryFields = serdes.Fields{1: "code", 2: "name"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Country) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Country{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "code":
-				id = 1
-			case "name":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgCountryFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Code, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "code")
-			}
 		case 2:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Country) IsNil() bool {
 	return r == nil
 }
@@ -148,8 +100,7 @@ type Enriched struct {
 
 var _ serdes.Record = (*Enriched)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Enriched) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -163,85 +114,38 @@ func (r *Enriched) AppendMsg(b []byte) []byte {
 	}
 	b = serdes.AppendMapHeader(b, n)
 	if r.Order != nil {
-		b = append(b, 1) // field 1
-		b = r.Order.AppendMsg(b)
+		b = r.Order.AppendMsg(append(b, 1))
 	}
 	if r.User != nil {
-		b = append(b, 2) // field 2
-		b = r.User.AppendMsg(b)
+		b = r.User.AppendMsg(append(b, 2))
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Enriched) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgEnrichedFields = serdes.Fields{1: "order", 2: "user"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Enriched) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Enriched{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order":
-				id = 1
-			case "user":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgEnrichedFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Order = new(Order)
 			b, err = r.Order.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "order")
-			}
 		case 2:
 			r.User = new(User)
 			b, err = r.User.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "user")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Enriched) IsNil() bool {
 	return r == nil
 }
@@ -254,87 +158,39 @@ type Item struct {
 
 var _ serdes.Record = (*Item)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Item) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.SKU)
-	b = append(b, 2) // field 2
-	b = serdes.AppendInt32(b, r.Qty)
+	b = serdes.AppendString(append(b, 1), r.SKU)
+	b = serdes.AppendInt32(append(b, 2), r.Qty)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Item{Qty: 1}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "sku":
-				id = 1
-			case "qty":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.SKU, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "sku")
-			}
 		case 2:
 			r.Qty, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "qty")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
 	return r == nil
 }
@@ -367,8 +223,7 @@ type Order struct {
 
 var _ serdes.Record = (*Order)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Order) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -381,55 +236,27 @@ func (r *Order) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.UserID)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Amount)
-	b = append(b, 4) // field 4
-	b = serdes.AppendTimestamp(b, r.PlacedAt)
-	b = append(b, 5) // field 5
-	b = serdes.AppendArrayHeader(b, len(r.Items))
-	for i0 := range r.Items {
-		b = r.Items[i0].AppendMsg(b)
-	}
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.UserID)
+	b = serdes.AppendFloat64(append(b, 3), r.Amount)
+	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
+	b = serdes.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
-		b = append(b, 6) // field 6
-		b = serdes.AppendString(b, *r.Note)
+		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
-	b = append(b, 7) // field 7
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[int64]
-		b = serdes.AppendMapHeader(b, len(r.Tags))
-		for _, e0 := range serdes.SortedEntries(r.Tags, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendInt64(b, e0.Value)
-		}
-	}
-	b = append(b, 8) // field 8
-	b = serdes.AppendInt32(b, int32(r.Status))
-	b = append(b, 9) // field 9
-	b = serdes.AppendBytes(b, r.Raw)
-	b = append(b, 10) // field 10
-	b = serdes.AppendBool(b, r.Paid)
-	b = append(b, 11) // field 11
-	b = serdes.AppendInt32(b, r.Small)
-	b = append(b, 12) // field 12
-	b = serdes.AppendInt64(b, r.Big)
-	b = append(b, 13) // field 13
-	b = serdes.AppendUint32(b, r.U32)
-	b = append(b, 14) // field 14
-	b = serdes.AppendUint64(b, r.U64)
-	b = append(b, 15) // field 15
-	b = serdes.AppendFloat32(b, r.Ratio)
-	b = append(b, 16) // field 16
-	b = serdes.AppendDuration(b, r.TTL)
-	b = append(b, 17) // field 17
-	b = serdes.AppendString(b, r.Legacy)
+	b = serdes.AppendMap(append(b, 7), r.Tags, serdes.AppendInt64)
+	b = serdes.AppendEnum[Status](append(b, 8), r.Status)
+	b = serdes.AppendBytes(append(b, 9), r.Raw)
+	b = serdes.AppendBool(append(b, 10), r.Paid)
+	b = serdes.AppendInt32(append(b, 11), r.Small)
+	b = serdes.AppendInt64(append(b, 12), r.Big)
+	b = serdes.AppendUint32(append(b, 13), r.U32)
+	b = serdes.AppendUint64(append(b, 14), r.U64)
+	b = serdes.AppendFloat32(append(b, 15), r.Ratio)
+	b = serdes.AppendDuration(append(b, 16), r.TTL)
+	b = serdes.AppendString(append(b, 17), r.Legacy)
 	if r.Nested != nil {
-		b = append(b, 18) // field 18
+		b = append(b, 18)
 		b = serdes.AppendArrayHeader(b, len(r.Nested))
 		for i0 := range r.Nested {
 			{
@@ -444,273 +271,86 @@ func (r *Order) AppendMsg(b []byte) []byte {
 			}
 		}
 	}
-	b = append(b, 19) // field 19
-	b = serdes.AppendTimestamp(b, r.Due)
+	b = serdes.AppendTimestamp(append(b, 19), r.Due)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "tags", 8: "status", 9: "raw", 10: "paid", 11: "small",
+	12: "big", 13: "u32", 14: "u64", 15: "ratio", 16: "ttl", 17: "legacy",
+	18: "nested", 19: "due",
+}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
+	*r = Order{
+		Amount: 0.5, Status: StatusPending, Paid: false, Small: -3, U64: 7,
+		TTL: 300000 * time.Millisecond,
+		Due: time.UnixMilli(1704164645000).UTC(),
 	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
-	*r = Order{Amount: 0.5, Status: StatusPending, Paid: false, Small: -3, U64: 7, TTL: 300000 * time.Millisecond, Due: time.UnixMilli(1704164645000).UTC()}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "user_id":
-				id = 2
-			case "amount":
-				id = 3
-			case "placed_at":
-				id = 4
-			case "items":
-				id = 5
-			case "note":
-				id = 6
-			case "tags":
-				id = 7
-			case "status":
-				id = 8
-			case "raw":
-				id = 9
-			case "paid":
-				id = 10
-			case "small":
-				id = 11
-			case "big":
-				id = 12
-			case "u32":
-				id = 13
-			case "u64":
-				id = 14
-			case "ratio":
-				id = 15
-			case "ttl":
-				id = 16
-			case "legacy":
-				id = 17
-			case "nested":
-				id = 18
-			case "due":
-				id = 19
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 3:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "placed_at")
-			}
 		case 5:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "items")
-				}
-				r.Items = nil
-				if n0 > 0 {
-					r.Items = make([]Item, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Items = append(r.Items, z0)
-					b, err = r.Items[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "items")
-					}
-				}
-			}
+			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 6:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "note")
-				}
-				r.Note = p0
-			}
+			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 7:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "tags")
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]int64, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "tags")
-					}
-					var v0 int64
-					v0, b, err = serdes.ReadInt64(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "tags")
-					}
-					r.Tags[k0] = v0
-				}
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadInt64)
 		case 8:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "status")
-				}
-				r.Status = Status(x0)
-			}
+			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 9:
 			r.Raw, b, err = serdes.ReadBytes(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "raw")
-			}
 		case 10:
 			r.Paid, b, err = serdes.ReadBool(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "paid")
-			}
 		case 11:
 			r.Small, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "small")
-			}
 		case 12:
 			r.Big, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "big")
-			}
 		case 13:
 			r.U32, b, err = serdes.ReadUint32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u32")
-			}
 		case 14:
 			r.U64, b, err = serdes.ReadUint64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u64")
-			}
 		case 15:
 			r.Ratio, b, err = serdes.ReadFloat32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "ratio")
-			}
 		case 16:
 			r.TTL, b, err = serdes.ReadDuration(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "ttl")
-			}
 		case 17:
 			r.Legacy, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "legacy")
-			}
 		case 18:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "nested")
-				}
-				r.Nested = nil
-				r.Nested = make([]map[string]Item, 0, min(n0, serdes.MaxPrealloc))
-				var z0 map[string]Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Nested = append(r.Nested, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "nested")
-						}
-						r.Nested[i0] = nil
-						if n1 > 0 {
-							r.Nested[i0] = make(map[string]Item, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "nested")
-							}
-							var v1 Item
-							b, err = v1.sgDecode(b, depth+1)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(err, k1), i0), "nested")
-							}
-							r.Nested[i0][k1] = v1
-						}
-					}
-				}
+			r.Nested, b, err = serdes.ReadList(b, func(b []byte) (v map[string]Item, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, func(b []byte) (v Item, _ []byte, err error) {
+					b, err = v.sgDecode(b, depth+1)
+					return v, b, err
+				})
+				return v, b, err
+			})
+			if r.Nested == nil {
+				r.Nested = []map[string]Item{}
 			}
 		case 19:
 			r.Due, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "due")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -724,96 +364,42 @@ type Payment struct {
 
 var _ serdes.Record = (*Payment)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Payment) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.OrderID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Amount)
-	b = append(b, 3) // field 3
-	b = serdes.AppendInt64(b, r.At)
+	b = serdes.AppendString(append(b, 1), r.OrderID)
+	b = serdes.AppendFloat64(append(b, 2), r.Amount)
+	b = serdes.AppendInt64(append(b, 3), r.At)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount", 3: "at"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Payment{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "order_id":
-				id = 1
-			case "amount":
-				id = 2
-			case "at":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "order_id")
-			}
 		case 2:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
 		case 3:
 			r.At, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "at")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Payment) IsNil() bool {
 	return r == nil
 }
@@ -826,87 +412,39 @@ type Stats struct {
 
 var _ serdes.Record = (*Stats)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Stats) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendInt64(b, r.Count)
-	b = append(b, 2) // field 2
-	b = serdes.AppendFloat64(b, r.Total)
+	b = serdes.AppendInt64(append(b, 1), r.Count)
+	b = serdes.AppendFloat64(append(b, 2), r.Total)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Stats) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgStatsFields = serdes.Fields{1: "count", 2: "total"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Stats) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Stats{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "count":
-				id = 1
-			case "total":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgStatsFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Count, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "count")
-			}
 		case 2:
 			r.Total, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "total")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Stats) IsNil() bool {
 	return r == nil
 }
@@ -921,8 +459,7 @@ type Tree struct {
 
 var _ serdes.Record = (*Tree)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Tree) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -932,101 +469,38 @@ func (r *Tree) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendArrayHeader(b, len(r.Children))
-	for i0 := range r.Children {
-		b = r.Children[i0].AppendMsg(b)
-	}
+	b = serdes.AppendRecordList(append(b, 1), r.Children)
 	if r.Parent != nil {
-		b = append(b, 2) // field 2
-		b = r.Parent.AppendMsg(b)
+		b = r.Parent.AppendMsg(append(b, 2))
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgTreeFields = serdes.Fields{1: "children", 2: "parent"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Tree) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Tree{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "children":
-				id = 1
-			case "parent":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgTreeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "children")
-				}
-				r.Children = nil
-				if n0 > 0 {
-					r.Children = make([]Tree, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Tree
-				for i0 := 0; i0 < n0; i0++ {
-					r.Children = append(r.Children, z0)
-					b, err = r.Children[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "children")
-					}
-				}
-			}
+			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Tree) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 2:
 			r.Parent = new(Tree)
 			b, err = r.Parent.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "parent")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Tree) IsNil() bool {
 	return r == nil
 }
@@ -1040,96 +514,42 @@ type User struct {
 
 var _ serdes.Record = (*User)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *User) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Name)
-	b = append(b, 3) // field 3
-	b = serdes.AppendString(b, r.Country)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.Name)
+	b = serdes.AppendString(append(b, 3), r.Country)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = User{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "name":
-				id = 2
-			case "country":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
 		case 3:
 			r.Country, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "country")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *User) IsNil() bool {
 	return r == nil
 }

@@ -13,8 +13,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // */ func init() { pwned() } /*
@@ -69,128 +69,42 @@ type Note struct {
 
 var _ serdes.Record = (*Note)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Note) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Text)
-	b = append(b, 2) // field 2
-	b = serdes.AppendInt32(b, int32(r.Mood))
-	b = append(b, 3) // field 3
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[string]
-		b = serdes.AppendMapHeader(b, len(r.Tags))
-		for _, e0 := range serdes.SortedEntries(r.Tags, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendString(b, e0.Value)
-		}
-	}
+	b = serdes.AppendString(append(b, 1), r.Text)
+	b = serdes.AppendEnum[Mood](append(b, 2), r.Mood)
+	b = serdes.AppendMap(append(b, 3), r.Tags, serdes.AppendString)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Note) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgNoteFields = serdes.Fields{1: "text", 2: "mood", 3: "tags"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Note{Text: "\"); pwned(); (\"` \n */ pwned() /* \\"}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "text":
-				id = 1
-			case "mood":
-				id = 2
-			case "tags":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgNoteFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Text, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "text")
-			}
 		case 2:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "mood")
-				}
-				r.Mood = Mood(x0)
-			}
+			r.Mood, b, err = serdes.ReadEnum[Mood](b)
 		case 3:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "tags")
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]string, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "tags")
-					}
-					var v0 string
-					v0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "tags")
-					}
-					r.Tags[k0] = v0
-				}
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadString)
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Note) IsNil() bool {
 	return r == nil
 }

@@ -8,13 +8,18 @@ import (
 	"testing"
 )
 
-// streamgenSampleNote sets every field of the Note it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleNote(depth int) Note {
-	return Note{Text: "s10-héllo", Mood: MoodBad, Tags: map[string]string{
-		"a":  "s30-héllo",
-		"eu": "s31-héllo",
-	}}
+	return Note{
+		Text: "s10-héllo", Mood: MoodBad,
+		Tags: map[string]string{
+			"a":  "s30-héllo",
+			"eu": "s31-héllo",
+		},
+	}
 }
 
 // TestStreamgenRoundTrip checks the serde of every record (serdestest.RoundTrip): a
@@ -24,7 +29,8 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, Note{}, streamgenSampleNote(0))
 }
 
-// FuzzNoteDecode fuzzes the decoder of Note (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzNoteDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Note{}, streamgenSampleNote(0))
 }

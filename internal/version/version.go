@@ -15,11 +15,16 @@ const (
 	// whose windowed key serde partitions, store descriptors, typed window
 	// query constructors and serdes/serdestest; the runtime dropped the
 	// version 2 forms of those, so it supports 3 only.
-	GenVersion = 3
+	//
+	// 4: generated records call serdes.DecodeRecord and Fields, the generic
+	// collection readers and writers (ReadList, AppendMap, ...), ReadEnum,
+	// ReadPtr and AppendEnum. Version 3 code uses none of them and the
+	// runtime keeps all it calls, so the runtime supports 3 and 4.
+	GenVersion = 4
 
 	// MinVersion is the oldest GenVersion the current runtime still supports.
 	MinVersion = 3
 
 	// MaxVersion is the newest GenVersion the current runtime supports.
-	MaxVersion = 3
+	MaxVersion = 4
 )

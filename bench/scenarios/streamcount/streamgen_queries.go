@@ -37,7 +37,5 @@ func (q Queries) CountsStore() *sgquery.KeyValue[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		countsStore,
-	}
+	return []sgquery.Store{countsStore}
 }

@@ -38,7 +38,5 @@ func (q Queries) WindowedCountsStore() *sgquery.Window[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		windowedCountsStore,
-	}
+	return []sgquery.Store{windowedCountsStore}
 }

@@ -37,7 +37,5 @@ func (q Queries) KvStore() *sgquery.KeyValue[string, []byte] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		kvStore,
-	}
+	return []sgquery.Store{kvStore}
 }

@@ -38,7 +38,5 @@ func (q Queries) WsStore() *sgquery.Window[string, []byte] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		wsStore,
-	}
+	return []sgquery.Store{wsStore}
 }

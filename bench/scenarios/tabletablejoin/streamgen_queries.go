@@ -43,8 +43,5 @@ func (q Queries) RightStore() *sgquery.KeyValue[string, []byte] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		leftStore,
-		rightStore,
-	}
+	return []sgquery.Store{leftStore, rightStore}
 }

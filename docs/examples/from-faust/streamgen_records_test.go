@@ -10,8 +10,10 @@ import (
 	"testing"
 )
 
-// streamgenSampleOrder sets every field of the Order it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleOrder(depth int) Order {
 	return Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25}
 }
@@ -23,7 +25,8 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, Order{}, streamgenSampleOrder(0))
 }
 
-// FuzzOrderDecode fuzzes the decoder of Order (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Order{}, streamgenSampleOrder(0))
 }

@@ -16,8 +16,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Where an order is in its life.
@@ -57,87 +57,39 @@ type Item struct {
 
 var _ serdes.Record = (*Item)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Item) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.SKU)
-	b = append(b, 2) // field 2
-	b = serdes.AppendInt32(b, r.Qty)
+	b = serdes.AppendString(append(b, 1), r.SKU)
+	b = serdes.AppendInt32(append(b, 2), r.Qty)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Item{Qty: 1}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "sku":
-				id = 1
-			case "qty":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.SKU, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "sku")
-			}
 		case 2:
 			r.Qty, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "qty")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Item) IsNil() bool {
 	return r == nil
 }
@@ -156,8 +108,7 @@ type Order struct {
 
 var _ serdes.Record = (*Order)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Order) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -167,190 +118,58 @@ func (r *Order) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.UserID)
-	b = append(b, 3) // field 3
-	b = serdes.AppendFloat64(b, r.Amount)
-	b = append(b, 4) // field 4
-	b = serdes.AppendTimestamp(b, r.PlacedAt)
-	b = append(b, 5) // field 5
-	b = serdes.AppendArrayHeader(b, len(r.Items))
-	for i0 := range r.Items {
-		b = r.Items[i0].AppendMsg(b)
-	}
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.UserID)
+	b = serdes.AppendFloat64(append(b, 3), r.Amount)
+	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
+	b = serdes.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
-		b = append(b, 6) // field 6
-		b = serdes.AppendString(b, *r.Note)
+		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
-	b = append(b, 7) // field 7
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[int64]
-		b = serdes.AppendMapHeader(b, len(r.Tags))
-		for _, e0 := range serdes.SortedEntries(r.Tags, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendInt64(b, e0.Value)
-		}
-	}
-	b = append(b, 8) // field 8
-	b = serdes.AppendInt32(b, int32(r.Status))
+	b = serdes.AppendMap(append(b, 7), r.Tags, serdes.AppendInt64)
+	b = serdes.AppendEnum[Status](append(b, 8), r.Status)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgOrderFields = serdes.Fields{
+	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
+	6: "note", 7: "tags", 8: "status",
+}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Order{Status: StatusPending}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "user_id":
-				id = 2
-			case "amount":
-				id = 3
-			case "placed_at":
-				id = 4
-			case "items":
-				id = 5
-			case "note":
-				id = 6
-			case "tags":
-				id = 7
-			case "status":
-				id = 8
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 3:
 			r.Amount, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "amount")
-			}
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "placed_at")
-			}
 		case 5:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "items")
-				}
-				r.Items = nil
-				if n0 > 0 {
-					r.Items = make([]Item, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Item
-				for i0 := 0; i0 < n0; i0++ {
-					r.Items = append(r.Items, z0)
-					b, err = r.Items[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "items")
-					}
-				}
-			}
+			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 6:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "note")
-				}
-				r.Note = p0
-			}
+			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 7:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "tags")
-				}
-				r.Tags = nil
-				if n0 > 0 {
-					r.Tags = make(map[string]int64, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "tags")
-					}
-					var v0 int64
-					v0, b, err = serdes.ReadInt64(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "tags")
-					}
-					r.Tags[k0] = v0
-				}
-			}
+			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadInt64)
 		case 8:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "status")
-				}
-				r.Status = Status(x0)
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.Status, b, err = serdes.ReadEnum[Status](b)
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Order) IsNil() bool {
 	return r == nil
 }
@@ -363,87 +182,39 @@ type User struct {
 
 var _ serdes.Record = (*User)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *User) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Name)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.Name)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgUserFields = serdes.Fields{1: "id", 2: "name"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = User{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "name":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *User) IsNil() bool {
 	return r == nil
 }

@@ -16,27 +16,31 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleItem sets every field of the Item it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleItem(depth int) Item {
 	return Item{SKU: "s10-héllo", Qty: -20007}
 }
 
-// streamgenSampleOrder sets every field of the Order it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleOrder(depth int) Order {
-	v := Order{ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25, PlacedAt: time.UnixMilli(1700000000040).UTC(), Note: streamgenPtr[string]("s60-héllo"), Tags: map[string]int64{
-		"a":  1099511627846,
-		"eu": 1099511627847,
-	}, Status: StatusShipped}
+	v := Order{
+		ID: "s10-héllo", UserID: "s20-héllo", Amount: -30.25,
+		PlacedAt: time.UnixMilli(1700000000040).UTC(),
+		Note:     streamgenPtr[string]("s60-héllo"),
+		Tags: map[string]int64{
+			"a":  1099511627846,
+			"eu": 1099511627847,
+		},
+		Status: StatusShipped,
+	}
 	if depth < 2 {
 		v.Items = []Item{streamgenSampleItem(depth + 1), streamgenSampleItem(depth + 1)}
 	}
 	return v
 }
 
-// streamgenSampleUser sets every field of the User it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleUser(depth int) User {
 	return User{ID: "s10-héllo", Name: "s20-héllo"}
 }
@@ -50,17 +54,16 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, User{}, streamgenSampleUser(0))
 }
 
-// FuzzItemDecode fuzzes the decoder of Item (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzItemDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Item{}, streamgenSampleItem(0))
 }
 
-// FuzzOrderDecode fuzzes the decoder of Order (serdestest.FuzzDecode).
 func FuzzOrderDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Order{}, streamgenSampleOrder(0))
 }
 
-// FuzzUserDecode fuzzes the decoder of User (serdestest.FuzzDecode).
 func FuzzUserDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, User{}, streamgenSampleUser(0))
 }

@@ -49,9 +49,5 @@ func (q Queries) UsersPerCountryStore() *sgquery.KeyValue[string, int64] {
 
 // queryStores are the stores `run --query-addr` serves (sgapp.App.Stores).
 func queryStores() []sgquery.Store {
-	return []sgquery.Store{
-		countriesStore,
-		profilesStore,
-		usersPerCountryStore,
-	}
+	return []sgquery.Store{countriesStore, profilesStore, usersPerCountryStore}
 }

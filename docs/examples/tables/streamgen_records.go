@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // A click enriched with what the tables knew when it happened.
@@ -27,8 +27,7 @@ type Click struct {
 
 var _ serdes.Record = (*Click)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Click) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -41,101 +40,40 @@ func (r *Click) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Page)
+	b = serdes.AppendString(append(b, 1), r.Page)
 	if r.User != nil {
-		b = append(b, 2) // field 2
-		b = serdes.AppendString(b, *r.User)
+		b = serdes.AppendString(append(b, 2), *r.User)
 	}
 	if r.Country != nil {
-		b = append(b, 3) // field 3
-		b = serdes.AppendString(b, *r.Country)
+		b = serdes.AppendString(append(b, 3), *r.Country)
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Click) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgClickFields = serdes.Fields{1: "page", 2: "user", 3: "country"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Click{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "page":
-				id = 1
-			case "user":
-				id = 2
-			case "country":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgClickFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Page, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "page")
-			}
 		case 2:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "user")
-				}
-				r.User = p0
-			}
+			r.User, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 3:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "country")
-				}
-				r.Country = p0
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.Country, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Click) IsNil() bool {
 	return r == nil
 }
@@ -148,87 +86,39 @@ type Profile struct {
 
 var _ serdes.Record = (*Profile)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Profile) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 2)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Name)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Country)
+	b = serdes.AppendString(append(b, 1), r.Name)
+	b = serdes.AppendString(append(b, 2), r.Country)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgProfileFields = serdes.Fields{1: "name", 2: "country"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Profile{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "name":
-				id = 1
-			case "country":
-				id = 2
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
 		case 2:
 			r.Country, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "country")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {
 	return r == nil
 }

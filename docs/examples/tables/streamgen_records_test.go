@@ -15,14 +15,17 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleClick sets every field of the Click it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleClick(depth int) Click {
-	return Click{Page: "s10-héllo", User: streamgenPtr[string]("s20-héllo"), Country: streamgenPtr[string]("s30-héllo")}
+	return Click{
+		Page: "s10-héllo", User: streamgenPtr[string]("s20-héllo"),
+		Country: streamgenPtr[string]("s30-héllo"),
+	}
 }
 
-// streamgenSampleProfile sets every field of the Profile it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleProfile(depth int) Profile {
 	return Profile{Name: "s10-héllo", Country: "s20-héllo"}
 }
@@ -35,12 +38,12 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, Profile{}, streamgenSampleProfile(0))
 }
 
-// FuzzClickDecode fuzzes the decoder of Click (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzClickDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Click{}, streamgenSampleClick(0))
 }
 
-// FuzzProfileDecode fuzzes the decoder of Profile (serdestest.FuzzDecode).
 func FuzzProfileDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Profile{}, streamgenSampleProfile(0))
 }

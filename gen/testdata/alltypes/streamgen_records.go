@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Where an order is in its life.
@@ -52,8 +52,7 @@ type Empty struct{}
 
 var _ serdes.Record = (*Empty)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Empty) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -62,42 +61,20 @@ func (r *Empty) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgEmptyFields = serdes.Fields{}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Empty{}
-	for ; n > 0; n-- {
-		_, _, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		b, err = serdes.Skip(b)
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	return serdes.DecodeRecord(b, depth, sgEmptyFields, nil)
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Empty) IsNil() bool {
 	return r == nil
 }
@@ -152,8 +129,7 @@ type Everything struct {
 
 var _ serdes.Record = (*Everything)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Everything) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -187,86 +163,46 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.S)
-	b = append(b, 2) // field 2
-	b = serdes.AppendBytes(b, r.Raw)
-	b = append(b, 3) // field 3
-	b = serdes.AppendBool(b, r.Flag)
-	b = append(b, 4) // field 4
-	b = serdes.AppendInt32(b, r.I32)
-	b = append(b, 5) // field 5
-	b = serdes.AppendInt64(b, r.I64)
-	b = append(b, 6) // field 6
-	b = serdes.AppendUint32(b, r.U32)
-	b = append(b, 7) // field 7
-	b = serdes.AppendUint64(b, r.U64)
-	b = append(b, 8) // field 8
-	b = serdes.AppendFloat32(b, r.F32)
-	b = append(b, 9) // field 9
-	b = serdes.AppendFloat64(b, r.F64)
-	b = append(b, 10) // field 10
-	b = serdes.AppendTimestamp(b, r.At)
-	b = append(b, 11) // field 11
-	b = serdes.AppendDuration(b, r.Took)
-	b = append(b, 12) // field 12
-	b = serdes.AppendInt32(b, int32(r.Status))
-	b = append(b, 13) // field 13
-	b = r.Leaf.AppendMsg(b)
+	b = serdes.AppendString(append(b, 1), r.S)
+	b = serdes.AppendBytes(append(b, 2), r.Raw)
+	b = serdes.AppendBool(append(b, 3), r.Flag)
+	b = serdes.AppendInt32(append(b, 4), r.I32)
+	b = serdes.AppendInt64(append(b, 5), r.I64)
+	b = serdes.AppendUint32(append(b, 6), r.U32)
+	b = serdes.AppendUint64(append(b, 7), r.U64)
+	b = serdes.AppendFloat32(append(b, 8), r.F32)
+	b = serdes.AppendFloat64(append(b, 9), r.F64)
+	b = serdes.AppendTimestamp(append(b, 10), r.At)
+	b = serdes.AppendDuration(append(b, 11), r.Took)
+	b = serdes.AppendEnum[Status](append(b, 12), r.Status)
+	b = r.Leaf.AppendMsg(append(b, 13))
 	if r.OptS != nil {
-		b = append(b, 14) // field 14
-		b = serdes.AppendString(b, *r.OptS)
+		b = serdes.AppendString(append(b, 14), *r.OptS)
 	}
 	if r.OptI != nil {
-		b = append(b, 15) // field 15
-		b = serdes.AppendInt32(b, *r.OptI)
+		b = serdes.AppendInt32(append(b, 15), *r.OptI)
 	}
 	if r.OptLeaf != nil {
-		b = append(b, 16) // field 16
-		b = r.OptLeaf.AppendMsg(b)
+		b = r.OptLeaf.AppendMsg(append(b, 16))
 	}
 	if r.OptList != nil {
-		b = append(b, 17) // field 17
-		b = serdes.AppendArrayHeader(b, len(r.OptList))
-		for i0 := range r.OptList {
-			b = serdes.AppendString(b, r.OptList[i0])
-		}
+		b = serdes.AppendList(append(b, 17), r.OptList, serdes.AppendString)
 	}
 	if r.OptMap != nil {
-		b = append(b, 18) // field 18
-		{
-			// Keys in sorted order: equal records encode to equal bytes.
-			var kb0 [16]serdes.Entry[float64]
-			b = serdes.AppendMapHeader(b, len(r.OptMap))
-			for _, e0 := range serdes.SortedEntries(r.OptMap, kb0[:0]) {
-				b = serdes.AppendString(b, e0.Key)
-				b = serdes.AppendFloat64(b, e0.Value)
-			}
-		}
+		b = serdes.AppendMap(append(b, 18), r.OptMap, serdes.AppendFloat64)
 	}
 	if r.OptBytes != nil {
-		b = append(b, 19) // field 19
-		b = serdes.AppendBytes(b, r.OptBytes)
+		b = serdes.AppendBytes(append(b, 19), r.OptBytes)
 	}
 	if r.OptStatus != nil {
-		b = append(b, 20) // field 20
-		b = serdes.AppendInt32(b, int32(*r.OptStatus))
+		b = serdes.AppendEnum[Status](append(b, 20), *r.OptStatus)
 	}
 	if r.OptAt != nil {
-		b = append(b, 21) // field 21
-		b = serdes.AppendTimestamp(b, *r.OptAt)
+		b = serdes.AppendTimestamp(append(b, 21), *r.OptAt)
 	}
-	b = append(b, 22) // field 22
-	b = serdes.AppendArrayHeader(b, len(r.ListS))
-	for i0 := range r.ListS {
-		b = serdes.AppendString(b, r.ListS[i0])
-	}
-	b = append(b, 23) // field 23
-	b = serdes.AppendArrayHeader(b, len(r.ListLeaf))
-	for i0 := range r.ListLeaf {
-		b = r.ListLeaf[i0].AppendMsg(b)
-	}
-	b = append(b, 24) // field 24
+	b = serdes.AppendList(append(b, 22), r.ListS, serdes.AppendString)
+	b = serdes.AppendRecordList(append(b, 23), r.ListLeaf)
+	b = append(b, 24)
 	b = serdes.AppendArrayHeader(b, len(r.ListOpt))
 	for i0 := range r.ListOpt {
 		if r.ListOpt[i0] == nil {
@@ -275,43 +211,19 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = serdes.AppendInt64(b, *r.ListOpt[i0])
 		}
 	}
-	b = append(b, 25) // field 25
+	b = append(b, 25)
 	b = serdes.AppendArrayHeader(b, len(r.ListList))
 	for i0 := range r.ListList {
-		b = serdes.AppendArrayHeader(b, len(r.ListList[i0]))
-		for i1 := range r.ListList[i0] {
-			b = serdes.AppendUint32(b, r.ListList[i0][i1])
-		}
+		b = serdes.AppendList(b, r.ListList[i0], serdes.AppendUint32)
 	}
-	b = append(b, 26) // field 26
+	b = append(b, 26)
 	b = serdes.AppendArrayHeader(b, len(r.ListMap))
 	for i0 := range r.ListMap {
-		{
-			// Keys in sorted order: equal records encode to equal bytes.
-			var kb1 [16]serdes.Entry[bool]
-			b = serdes.AppendMapHeader(b, len(r.ListMap[i0]))
-			for _, e1 := range serdes.SortedEntries(r.ListMap[i0], kb1[:0]) {
-				b = serdes.AppendString(b, e1.Key)
-				b = serdes.AppendBool(b, e1.Value)
-			}
-		}
+		b = serdes.AppendMap(b, r.ListMap[i0], serdes.AppendBool)
 	}
-	b = append(b, 27) // field 27
-	b = serdes.AppendArrayHeader(b, len(r.ListStatus))
-	for i0 := range r.ListStatus {
-		b = serdes.AppendInt32(b, int32(r.ListStatus[i0]))
-	}
-	b = append(b, 28) // field 28
-	{
-		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[string]
-		b = serdes.AppendMapHeader(b, len(r.MapS))
-		for _, e0 := range serdes.SortedEntries(r.MapS, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendString(b, e0.Value)
-		}
-	}
-	b = append(b, 29) // field 29
+	b = serdes.AppendList(append(b, 27), r.ListStatus, serdes.AppendEnum[Status])
+	b = serdes.AppendMap(append(b, 28), r.MapS, serdes.AppendString)
+	b = append(b, 29)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
@@ -322,684 +234,199 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 			b = v0.AppendMsg(b)
 		}
 	}
-	b = append(b, 30) // field 30
+	b = append(b, 30)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[[]Leaf]
+		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapList))
-		for _, e0 := range serdes.SortedEntries(r.MapList, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = serdes.AppendArrayHeader(b, len(e0.Value))
-			for i1 := range e0.Value {
-				b = e0.Value[i1].AppendMsg(b)
-			}
+		for _, k0 := range serdes.SortedKeys(r.MapList, kb0[:0]) {
+			b = serdes.AppendString(b, k0)
+			v0 := r.MapList[k0]
+			b = serdes.AppendRecordList(b, v0)
 		}
 	}
-	b = append(b, 31) // field 31
+	b = append(b, 31)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
-		var kb0 [16]serdes.Entry[*Leaf]
+		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapOptLeaf))
-		for _, e0 := range serdes.SortedEntries(r.MapOptLeaf, kb0[:0]) {
-			b = serdes.AppendString(b, e0.Key)
-			b = e0.Value.AppendMsg(b)
+		for _, k0 := range serdes.SortedKeys(r.MapOptLeaf, kb0[:0]) {
+			b = serdes.AppendString(b, k0)
+			v0 := r.MapOptLeaf[k0]
+			b = v0.AppendMsg(b)
 		}
 	}
-	b = append(b, 32) // field 32
-	b = serdes.AppendString(b, r.Old)
-	b = serdes.AppendUint64(b, 200)
-	b = serdes.AppendString(b, r.UserID)
-	b = serdes.AppendUint64(b, 201)
-	b = serdes.AppendInt32(b, r.DI32)
-	b = serdes.AppendUint64(b, 202)
-	b = serdes.AppendUint64(b, r.DU64)
-	b = serdes.AppendUint64(b, 203)
-	b = serdes.AppendFloat32(b, r.DF32)
-	b = serdes.AppendUint64(b, 204)
-	b = serdes.AppendBool(b, r.DBool)
-	b = serdes.AppendUint64(b, 205)
-	b = serdes.AppendTimestamp(b, r.DAt)
-	b = serdes.AppendUint64(b, 206)
-	b = serdes.AppendDuration(b, r.DTook)
+	b = serdes.AppendString(append(b, 32), r.Old)
+	b = serdes.AppendString(serdes.AppendUint64(b, 200), r.UserID)
+	b = serdes.AppendInt32(serdes.AppendUint64(b, 201), r.DI32)
+	b = serdes.AppendUint64(serdes.AppendUint64(b, 202), r.DU64)
+	b = serdes.AppendFloat32(serdes.AppendUint64(b, 203), r.DF32)
+	b = serdes.AppendBool(serdes.AppendUint64(b, 204), r.DBool)
+	b = serdes.AppendTimestamp(serdes.AppendUint64(b, 205), r.DAt)
+	b = serdes.AppendDuration(serdes.AppendUint64(b, 206), r.DTook)
 	if r.Node != nil {
-		b = serdes.AppendUint64(b, 300)
-		b = r.Node.AppendMsg(b)
+		b = r.Node.AppendMsg(serdes.AppendUint64(b, 300))
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgEverythingFields = serdes.Fields{
+	1: "s", 2: "raw", 3: "flag", 4: "i32", 5: "i64", 6: "u32", 7: "u64",
+	8: "f32", 9: "f64", 10: "at", 11: "took", 12: "status", 13: "leaf",
+	14: "opt_s", 15: "opt_i", 16: "opt_leaf", 17: "opt_list",
+	18: "opt_map", 19: "opt_bytes", 20: "opt_status", 21: "opt_at",
+	22: "list_s", 23: "list_leaf", 24: "list_opt", 25: "list_list",
+	26: "list_map", 27: "list_status", 28: "map_s", 29: "map_leaf",
+	30: "map_list", 31: "map_opt_leaf", 32: "old", 200: "user_id",
+	201: "d_i32", 202: "d_u64", 203: "d_f32", 204: "d_bool", 205: "d_at",
+	206: "d_took", 300: "node",
+}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
+	*r = Everything{
+		Status: StatusPaid, UserID: "anonymous", DI32: -5,
+		DU64: 18446744073709551615, DF32: 1.5, DBool: true,
+		DAt:   time.UnixMilli(1700000000000).UTC(),
+		DTook: 1500 * time.Millisecond,
 	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
-	*r = Everything{Status: StatusPaid, UserID: "anonymous", DI32: -5, DU64: 18446744073709551615, DF32: 1.5, DBool: true, DAt: time.UnixMilli(1700000000000).UTC(), DTook: 1500 * time.Millisecond}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "s":
-				id = 1
-			case "raw":
-				id = 2
-			case "flag":
-				id = 3
-			case "i32":
-				id = 4
-			case "i64":
-				id = 5
-			case "u32":
-				id = 6
-			case "u64":
-				id = 7
-			case "f32":
-				id = 8
-			case "f64":
-				id = 9
-			case "at":
-				id = 10
-			case "took":
-				id = 11
-			case "status":
-				id = 12
-			case "leaf":
-				id = 13
-			case "opt_s":
-				id = 14
-			case "opt_i":
-				id = 15
-			case "opt_leaf":
-				id = 16
-			case "opt_list":
-				id = 17
-			case "opt_map":
-				id = 18
-			case "opt_bytes":
-				id = 19
-			case "opt_status":
-				id = 20
-			case "opt_at":
-				id = 21
-			case "list_s":
-				id = 22
-			case "list_leaf":
-				id = 23
-			case "list_opt":
-				id = 24
-			case "list_list":
-				id = 25
-			case "list_map":
-				id = 26
-			case "list_status":
-				id = 27
-			case "map_s":
-				id = 28
-			case "map_leaf":
-				id = 29
-			case "map_list":
-				id = 30
-			case "map_opt_leaf":
-				id = 31
-			case "old":
-				id = 32
-			case "user_id":
-				id = 200
-			case "d_i32":
-				id = 201
-			case "d_u64":
-				id = 202
-			case "d_f32":
-				id = 203
-			case "d_bool":
-				id = 204
-			case "d_at":
-				id = 205
-			case "d_took":
-				id = 206
-			case "node":
-				id = 300
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgEverythingFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.S, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "s")
-			}
 		case 2:
 			r.Raw, b, err = serdes.ReadBytes(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "raw")
-			}
 		case 3:
 			r.Flag, b, err = serdes.ReadBool(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "flag")
-			}
 		case 4:
 			r.I32, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "i32")
-			}
 		case 5:
 			r.I64, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "i64")
-			}
 		case 6:
 			r.U32, b, err = serdes.ReadUint32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u32")
-			}
 		case 7:
 			r.U64, b, err = serdes.ReadUint64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "u64")
-			}
 		case 8:
 			r.F32, b, err = serdes.ReadFloat32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "f32")
-			}
 		case 9:
 			r.F64, b, err = serdes.ReadFloat64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "f64")
-			}
 		case 10:
 			r.At, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "at")
-			}
 		case 11:
 			r.Took, b, err = serdes.ReadDuration(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "took")
-			}
 		case 12:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "status")
-				}
-				r.Status = Status(x0)
-			}
+			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 13:
 			b, err = r.Leaf.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "leaf")
-			}
 		case 14:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_s")
-				}
-				r.OptS = p0
-			}
+			r.OptS, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 15:
-			{
-				p0 := new(int32)
-				*p0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_i")
-				}
-				r.OptI = p0
-			}
+			r.OptI, b, err = serdes.ReadPtr(b, serdes.ReadInt32)
 		case 16:
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "opt_leaf")
-			}
 		case 17:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_list")
-				}
-				r.OptList = nil
-				r.OptList = make([]string, 0, min(n0, serdes.MaxPrealloc))
-				var z0 string
-				for i0 := 0; i0 < n0; i0++ {
-					r.OptList = append(r.OptList, z0)
-					r.OptList[i0], b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "opt_list")
-					}
-				}
+			r.OptList, b, err = serdes.ReadList(b, serdes.ReadString)
+			if r.OptList == nil {
+				r.OptList = []string{}
 			}
 		case 18:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_map")
-				}
-				r.OptMap = nil
-				r.OptMap = make(map[string]float64, min(n0, serdes.MaxPrealloc))
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "opt_map")
-					}
-					var v0 float64
-					v0, b, err = serdes.ReadFloat64(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "opt_map")
-					}
-					r.OptMap[k0] = v0
-				}
+			r.OptMap, b, err = serdes.ReadMap(b, serdes.ReadFloat64)
+			if r.OptMap == nil {
+				r.OptMap = map[string]float64{}
 			}
 		case 19:
 			r.OptBytes, b, err = serdes.ReadBytes(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "opt_bytes")
-			}
 			if r.OptBytes == nil {
 				r.OptBytes = []byte{}
 			}
 		case 20:
-			{
-				p0 := new(Status)
-				{
-					var x0 int32
-					x0, b, err = serdes.ReadInt32(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "opt_status")
-					}
-					*p0 = Status(x0)
-				}
-				r.OptStatus = p0
-			}
+			r.OptStatus, b, err = serdes.ReadPtr(b, serdes.ReadEnum[Status])
 		case 21:
-			{
-				p0 := new(time.Time)
-				*p0, b, err = serdes.ReadTimestamp(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "opt_at")
-				}
-				r.OptAt = p0
-			}
+			r.OptAt, b, err = serdes.ReadPtr(b, serdes.ReadTimestamp)
 		case 22:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_s")
-				}
-				r.ListS = nil
-				if n0 > 0 {
-					r.ListS = make([]string, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 string
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListS = append(r.ListS, z0)
-					r.ListS[i0], b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_s")
-					}
-				}
-			}
+			r.ListS, b, err = serdes.ReadList(b, serdes.ReadString)
 		case 23:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_leaf")
-				}
-				r.ListLeaf = nil
-				if n0 > 0 {
-					r.ListLeaf = make([]Leaf, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Leaf
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListLeaf = append(r.ListLeaf, z0)
-					b, err = r.ListLeaf[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_leaf")
-					}
-				}
-			}
+			r.ListLeaf, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 24:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_opt")
+			r.ListOpt, b, err = serdes.ReadList(b, func(b []byte) (v *int64, _ []byte, err error) {
+				if serdes.IsNil(b) {
+					b = b[1:]
+					v = nil
+				} else {
+					v, b, err = serdes.ReadPtr(b, serdes.ReadInt64)
 				}
-				r.ListOpt = nil
-				if n0 > 0 {
-					r.ListOpt = make([]*int64, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 *int64
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListOpt = append(r.ListOpt, z0)
-					if serdes.IsNil(b) {
-						b = b[1:]
-						r.ListOpt[i0] = nil
-					} else {
-						{
-							p1 := new(int64)
-							*p1, b, err = serdes.ReadInt64(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_opt")
-							}
-							r.ListOpt[i0] = p1
-						}
-					}
-				}
-			}
+				return v, b, err
+			})
 		case 25:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_list")
-				}
-				r.ListList = nil
-				if n0 > 0 {
-					r.ListList = make([][]uint32, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 []uint32
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListList = append(r.ListList, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadArrayHeader(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_list")
-						}
-						r.ListList[i0] = nil
-						if n1 > 0 {
-							r.ListList[i0] = make([]uint32, 0, min(n1, serdes.MaxPrealloc))
-						}
-						var z1 uint32
-						for i1 := 0; i1 < n1; i1++ {
-							r.ListList[i0] = append(r.ListList[i0], z1)
-							r.ListList[i0][i1], b, err = serdes.ReadUint32(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapIndex(err, i1), i0), "list_list")
-							}
-						}
-					}
-				}
-			}
+			r.ListList, b, err = serdes.ReadList(b, func(b []byte) (v []uint32, _ []byte, err error) {
+				v, b, err = serdes.ReadList(b, serdes.ReadUint32)
+				return v, b, err
+			})
 		case 26:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_map")
-				}
-				r.ListMap = nil
-				if n0 > 0 {
-					r.ListMap = make([]map[string]bool, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 map[string]bool
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListMap = append(r.ListMap, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_map")
-						}
-						r.ListMap[i0] = nil
-						if n1 > 0 {
-							r.ListMap[i0] = make(map[string]bool, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_map")
-							}
-							var v1 bool
-							v1, b, err = serdes.ReadBool(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(err, k1), i0), "list_map")
-							}
-							r.ListMap[i0][k1] = v1
-						}
-					}
-				}
-			}
+			r.ListMap, b, err = serdes.ReadList(b, func(b []byte) (v map[string]bool, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, serdes.ReadBool)
+				return v, b, err
+			})
 		case 27:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "list_status")
-				}
-				r.ListStatus = nil
-				if n0 > 0 {
-					r.ListStatus = make([]Status, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Status
-				for i0 := 0; i0 < n0; i0++ {
-					r.ListStatus = append(r.ListStatus, z0)
-					{
-						var x1 int32
-						x1, b, err = serdes.ReadInt32(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "list_status")
-						}
-						r.ListStatus[i0] = Status(x1)
-					}
-				}
-			}
+			r.ListStatus, b, err = serdes.ReadList(b, serdes.ReadEnum[Status])
 		case 28:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "map_s")
-				}
-				r.MapS = nil
-				if n0 > 0 {
-					r.MapS = make(map[string]string, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "map_s")
-					}
-					var v0 string
-					v0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_s")
-					}
-					r.MapS[k0] = v0
-				}
-			}
+			r.MapS, b, err = serdes.ReadMap(b, serdes.ReadString)
 		case 29:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "map_leaf")
-				}
-				r.MapLeaf = nil
-				if n0 > 0 {
-					r.MapLeaf = make(map[string]Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "map_leaf")
-					}
-					var v0 Leaf
-					b, err = v0.sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_leaf")
-					}
-					r.MapLeaf[k0] = v0
-				}
-			}
+			r.MapLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v Leaf, _ []byte, err error) {
+				b, err = v.sgDecode(b, depth+1)
+				return v, b, err
+			})
 		case 30:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "map_list")
-				}
-				r.MapList = nil
-				if n0 > 0 {
-					r.MapList = make(map[string][]Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "map_list")
-					}
-					var v0 []Leaf
-					{
-						var n1 int
-						n1, b, err = serdes.ReadArrayHeader(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_list")
-						}
-						v0 = nil
-						if n1 > 0 {
-							v0 = make([]Leaf, 0, min(n1, serdes.MaxPrealloc))
-						}
-						var z1 Leaf
-						for i1 := 0; i1 < n1; i1++ {
-							v0 = append(v0, z1)
-							b, err = v0[i1].sgDecode(b, depth+1)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapKey(serdes.WrapIndex(err, i1), k0), "map_list")
-							}
-						}
-					}
-					r.MapList[k0] = v0
-				}
-			}
+			r.MapList, b, err = serdes.ReadMap(b, func(b []byte) (v []Leaf, _ []byte, err error) {
+				v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+					return v.sgDecode(b, depth+1)
+				})
+				return v, b, err
+			})
 		case 31:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "map_opt_leaf")
+			r.MapOptLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v *Leaf, _ []byte, err error) {
+				if serdes.IsNil(b) {
+					b = b[1:]
+					v = nil
+				} else {
+					v = new(Leaf)
+					b, err = v.sgDecode(b, depth+1)
 				}
-				r.MapOptLeaf = nil
-				if n0 > 0 {
-					r.MapOptLeaf = make(map[string]*Leaf, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "map_opt_leaf")
-					}
-					var v0 *Leaf
-					if serdes.IsNil(b) {
-						b = b[1:]
-						v0 = nil
-					} else {
-						v0 = new(Leaf)
-						b, err = v0.sgDecode(b, depth+1)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapKey(err, k0), "map_opt_leaf")
-						}
-					}
-					r.MapOptLeaf[k0] = v0
-				}
-			}
+				return v, b, err
+			})
 		case 32:
 			r.Old, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "old")
-			}
 		case 200:
 			r.UserID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "user_id")
-			}
 		case 201:
 			r.DI32, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_i32")
-			}
 		case 202:
 			r.DU64, b, err = serdes.ReadUint64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_u64")
-			}
 		case 203:
 			r.DF32, b, err = serdes.ReadFloat32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_f32")
-			}
 		case 204:
 			r.DBool, b, err = serdes.ReadBool(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_bool")
-			}
 		case 205:
 			r.DAt, b, err = serdes.ReadTimestamp(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_at")
-			}
 		case 206:
 			r.DTook, b, err = serdes.ReadDuration(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "d_took")
-			}
 		case 300:
 			r.Node = new(Node)
 			b, err = r.Node.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "node")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Everything) IsNil() bool {
 	return r == nil
 }
@@ -1011,78 +438,36 @@ type Leaf struct {
 
 var _ serdes.Record = (*Leaf)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Leaf) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 1)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.Name)
+	b = serdes.AppendString(append(b, 1), r.Name)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgLeafFields = serdes.Fields{1: "name"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Leaf{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "name":
-				id = 1
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgLeafFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Leaf) IsNil() bool {
 	return r == nil
 }
@@ -1099,8 +484,7 @@ type Node struct {
 
 var _ serdes.Record = (*Node)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Node) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -1110,18 +494,12 @@ func (r *Node) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendInt64(b, r.Value)
+	b = serdes.AppendInt64(append(b, 1), r.Value)
 	if r.Next != nil {
-		b = append(b, 2) // field 2
-		b = r.Next.AppendMsg(b)
+		b = r.Next.AppendMsg(append(b, 2))
 	}
-	b = append(b, 3) // field 3
-	b = serdes.AppendArrayHeader(b, len(r.Children))
-	for i0 := range r.Children {
-		b = r.Children[i0].AppendMsg(b)
-	}
-	b = append(b, 4) // field 4
+	b = serdes.AppendRecordList(append(b, 3), r.Children)
+	b = append(b, 4)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
@@ -1135,123 +513,38 @@ func (r *Node) AppendMsg(b []byte) []byte {
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgNodeFields = serdes.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Node{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "value":
-				id = 1
-			case "next":
-				id = 2
-			case "children":
-				id = 3
-			case "by_name":
-				id = 4
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgNodeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Value, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "value")
-			}
 		case 2:
 			r.Next = new(Node)
 			b, err = r.Next.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "next")
-			}
 		case 3:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "children")
-				}
-				r.Children = nil
-				if n0 > 0 {
-					r.Children = make([]Node, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 Node
-				for i0 := 0; i0 < n0; i0++ {
-					r.Children = append(r.Children, z0)
-					b, err = r.Children[i0].sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapIndex(err, i0), "children")
-					}
-				}
-			}
+			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Node) ([]byte, error) {
+				return v.sgDecode(b, depth+1)
+			})
 		case 4:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadMapHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "by_name")
-				}
-				r.ByName = nil
-				if n0 > 0 {
-					r.ByName = make(map[string]Node, min(n0, serdes.MaxPrealloc))
-				}
-				for ; n0 > 0; n0-- {
-					var k0 string
-					k0, b, err = serdes.ReadString(b)
-					if err != nil {
-						return b, serdes.WrapField(err, "by_name")
-					}
-					var v0 Node
-					b, err = v0.sgDecode(b, depth+1)
-					if err != nil {
-						return b, serdes.WrapField(serdes.WrapKey(err, k0), "by_name")
-					}
-					r.ByName[k0] = v0
-				}
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.ByName, b, err = serdes.ReadMap(b, func(b []byte) (v Node, _ []byte, err error) {
+				b, err = v.sgDecode(b, depth+1)
+				return v, b, err
+			})
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Node) IsNil() bool {
 	return r == nil
 }

@@ -14,28 +14,50 @@ func streamgenPtr[T any](v T) *T {
 	return &v
 }
 
-// streamgenSampleEmpty sets every field of the Empty it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
+// Each streamgenSample<Record> sets every field of the record it returns to a
+// distinct non-zero value, so a decoder that drops or swaps a field fails; depth
+// stops recursive schemas from nesting forever.
+
 func streamgenSampleEmpty(depth int) Empty {
 	return Empty{}
 }
 
-// streamgenSampleEverything sets every field of the Everything it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleEverything(depth int) Everything {
-	v := Everything{S: "s10-héllo", Raw: []byte("b20"), Flag: true, I32: -40007, I64: 1099511627826, U32: 4000000060, U64: 9223372036854775878, F32: 80.5, F64: -90.25, At: time.UnixMilli(1700000000100).UTC(), Took: 110 * time.Second, Status: StatusPaidLate, Leaf: streamgenSampleLeaf(depth + 1), OptS: streamgenPtr[string]("s140-héllo"), OptI: streamgenPtr[int32](-150007), OptList: []string{"s170-héllo", "s171-héllo"}, OptMap: map[string]float64{
-		"a":  -180.25,
-		"eu": -181.25,
-	}, OptBytes: []byte("b190"), OptStatus: streamgenPtr[Status](StatusPaidLate), OptAt: streamgenPtr[time.Time](time.UnixMilli(1700000000210).UTC()), ListS: []string{"s220-héllo", "s221-héllo"}, ListOpt: []*int64{streamgenPtr[int64](1099511628016), nil}, ListList: [][]uint32{[]uint32{4000000250, 4000000251}, []uint32{4000000251, 4000000252}}, ListMap: []map[string]bool{map[string]bool{
-		"a":  true,
-		"eu": true,
-	}, map[string]bool{
-		"a":  true,
-		"eu": true,
-	}}, ListStatus: []Status{StatusPaidLate, StatusPaidLate}, MapS: map[string]string{
-		"a":  "s280-héllo",
-		"eu": "s281-héllo",
-	}, Old: "s320-héllo", UserID: "s2000-héllo", DI32: -2010007, DU64: 9223372036854777828, DF32: 2030.5, DBool: true, DAt: time.UnixMilli(1700000002050).UTC(), DTook: 2060 * time.Second}
+	v := Everything{
+		S: "s10-héllo", Raw: []byte("b20"), Flag: true, I32: -40007,
+		I64: 1099511627826, U32: 4000000060, U64: 9223372036854775878,
+		F32: 80.5, F64: -90.25, At: time.UnixMilli(1700000000100).UTC(),
+		Took: 110 * time.Second, Status: StatusPaidLate,
+		Leaf:    streamgenSampleLeaf(depth + 1),
+		OptS:    streamgenPtr[string]("s140-héllo"),
+		OptI:    streamgenPtr[int32](-150007),
+		OptList: []string{"s170-héllo", "s171-héllo"},
+		OptMap: map[string]float64{
+			"a":  -180.25,
+			"eu": -181.25,
+		},
+		OptBytes:  []byte("b190"),
+		OptStatus: streamgenPtr[Status](StatusPaidLate),
+		OptAt:     streamgenPtr[time.Time](time.UnixMilli(1700000000210).UTC()),
+		ListS:     []string{"s220-héllo", "s221-héllo"},
+		ListOpt:   []*int64{streamgenPtr[int64](1099511628016), nil},
+		ListList:  [][]uint32{[]uint32{4000000250, 4000000251}, []uint32{4000000251, 4000000252}},
+		ListMap: []map[string]bool{map[string]bool{
+			"a":  true,
+			"eu": true,
+		}, map[string]bool{
+			"a":  true,
+			"eu": true,
+		}},
+		ListStatus: []Status{StatusPaidLate, StatusPaidLate},
+		MapS: map[string]string{
+			"a":  "s280-héllo",
+			"eu": "s281-héllo",
+		},
+		Old: "s320-héllo", UserID: "s2000-héllo", DI32: -2010007,
+		DU64: 9223372036854777828, DF32: 2030.5, DBool: true,
+		DAt: time.UnixMilli(1700000002050).UTC(), DTook: 2060 * time.Second,
+	}
 	if depth < 2 {
 		v.OptLeaf = streamgenPtr(streamgenSampleLeaf(depth + 1))
 		v.ListLeaf = []Leaf{streamgenSampleLeaf(depth + 1), streamgenSampleLeaf(depth + 1)}
@@ -56,14 +78,10 @@ func streamgenSampleEverything(depth int) Everything {
 	return v
 }
 
-// streamgenSampleLeaf sets every field of the Leaf it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleLeaf(depth int) Leaf {
 	return Leaf{Name: "s10-héllo"}
 }
 
-// streamgenSampleNode sets every field of the Node it returns to a
-// distinct non-zero value; depth stops recursive schemas from nesting forever.
 func streamgenSampleNode(depth int) Node {
 	v := Node{Value: 1099511627786}
 	if depth < 2 {
@@ -87,22 +105,20 @@ func TestStreamgenRoundTrip(t *testing.T) {
 	serdestest.RoundTrip(t, Node{}, streamgenSampleNode(0))
 }
 
-// FuzzEmptyDecode fuzzes the decoder of Empty (serdestest.FuzzDecode).
+// Each Fuzz<Record>Decode fuzzes the decoder of its record (serdestest.FuzzDecode).
+
 func FuzzEmptyDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Empty{}, streamgenSampleEmpty(0))
 }
 
-// FuzzEverythingDecode fuzzes the decoder of Everything (serdestest.FuzzDecode).
 func FuzzEverythingDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Everything{}, streamgenSampleEverything(0))
 }
 
-// FuzzLeafDecode fuzzes the decoder of Leaf (serdestest.FuzzDecode).
 func FuzzLeafDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Leaf{}, streamgenSampleLeaf(0))
 }
 
-// FuzzNodeDecode fuzzes the decoder of Node (serdestest.FuzzDecode).
 func FuzzNodeDecode(f *testing.F) {
 	serdestest.FuzzDecode(f, Node{}, streamgenSampleNode(0))
 }

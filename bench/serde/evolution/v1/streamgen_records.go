@@ -12,8 +12,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Profile is the record "Profile" of the spec.
@@ -25,96 +25,42 @@ type Profile struct {
 
 var _ serdes.Record = (*Profile)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Profile) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 3)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.Name)
-	b = append(b, 3) // field 3
-	b = serdes.AppendInt32(b, r.Age)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.Name)
+	b = serdes.AppendInt32(append(b, 3), r.Age)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgProfileFields = serdes.Fields{1: "id", 2: "name", 3: "age"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Profile{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "name":
-				id = 2
-			case "age":
-				id = 3
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.Name, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "name")
-			}
 		case 3:
 			r.Age, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "age")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {
 	return r == nil
 }

@@ -13,8 +13,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(3 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 3)
+	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
 )
 
 // Tier is the enum "Tier" of the spec.
@@ -53,78 +53,36 @@ type Address struct {
 
 var _ serdes.Record = (*Address)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Address) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
 	}
 	b = serdes.AppendMapHeader(b, 1)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.City)
+	b = serdes.AppendString(append(b, 1), r.City)
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgAddressFields = serdes.Fields{1: "city"}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Address{}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "city":
-				id = 1
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgAddressFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.City, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "city")
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Address) IsNil() bool {
 	return r == nil
 }
@@ -143,8 +101,7 @@ type Profile struct {
 
 var _ serdes.Record = (*Profile)(nil)
 
-// AppendMsg appends the msgpack encoding of r to b; it implements serdes.Record.
-// It allocates nothing beyond growing b. A nil r appends msgpack nil.
+// AppendMsg implements serdes.Record.
 func (r *Profile) AppendMsg(b []byte) []byte {
 	if r == nil {
 		return serdes.AppendNil(b)
@@ -154,208 +111,77 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = append(b, 1) // field 1
-	b = serdes.AppendString(b, r.ID)
-	b = append(b, 2) // field 2
-	b = serdes.AppendString(b, r.FullName)
-	b = append(b, 3) // field 3
-	b = serdes.AppendInt32(b, r.Age)
+	b = serdes.AppendString(append(b, 1), r.ID)
+	b = serdes.AppendString(append(b, 2), r.FullName)
+	b = serdes.AppendInt32(append(b, 3), r.Age)
 	if r.Email != nil {
-		b = append(b, 4) // field 4
-		b = serdes.AppendString(b, *r.Email)
+		b = serdes.AppendString(append(b, 4), *r.Email)
 	}
-	b = append(b, 5) // field 5
-	b = serdes.AppendInt64(b, r.Score)
-	b = append(b, 6) // field 6
-	b = serdes.AppendInt32(b, int32(r.Tier))
-	b = append(b, 7) // field 7
-	b = r.Address.AppendMsg(b)
-	b = append(b, 8) // field 8
+	b = serdes.AppendInt64(append(b, 5), r.Score)
+	b = serdes.AppendEnum[Tier](append(b, 6), r.Tier)
+	b = r.Address.AppendMsg(append(b, 7))
+	b = append(b, 8)
 	b = serdes.AppendArrayHeader(b, len(r.History))
 	for i0 := range r.History {
 		{
 			// Keys in sorted order: equal records encode to equal bytes.
-			var kb1 [16]serdes.Entry[[]Address]
+			var kb1 [16]string
 			b = serdes.AppendMapHeader(b, len(r.History[i0]))
-			for _, e1 := range serdes.SortedEntries(r.History[i0], kb1[:0]) {
-				b = serdes.AppendString(b, e1.Key)
-				b = serdes.AppendArrayHeader(b, len(e1.Value))
-				for i2 := range e1.Value {
-					b = e1.Value[i2].AppendMsg(b)
-				}
+			for _, k1 := range serdes.SortedKeys(r.History[i0], kb1[:0]) {
+				b = serdes.AppendString(b, k1)
+				v1 := r.History[i0][k1]
+				b = serdes.AppendRecordList(b, v1)
 			}
 		}
 	}
 	return b
 }
 
-// UnmarshalMsg implements serdes.Record: all of r is replaced, fields missing from
-// b take their spec default, unknown fields are skipped, the result does not alias
-// b. Errors are *serdes.DecodeError with the field path and offset.
+// UnmarshalMsg implements serdes.Record.
 func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
-	rest, err := r.sgDecode(b, 0)
-	if err != nil {
-		return b, serdes.Locate(err, b)
-	}
-	return rest, nil
+	return r.sgDecode(b, 0)
 }
 
-// sgDecode is UnmarshalMsg without locating errors, for nesting: depth counts enclosing
-// records so hostile input cannot nest a recursive schema until the stack overflows.
+var sgProfileFields = serdes.Fields{
+	1: "id", 2: "full_name", 3: "age", 4: "email", 5: "score", 6: "tier",
+	7: "address", 8: "history",
+}
+
+// sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
-	if depth > serdes.MaxDepth {
-		return b, serdes.TooDeep(b)
-	}
-	n, b, err := serdes.ReadMapHeader(b)
-	if err != nil {
-		return b, err
-	}
 	*r = Profile{Score: 100, Tier: TierGold}
-	for ; n > 0; n-- {
-		var id int
-		var name []byte
-		id, name, b, err = serdes.ReadKey(b)
-		if err != nil {
-			return b, err
-		}
-		if serdes.IsNil(b) {
-			// nil means absent: the field keeps its default.
-			b = b[1:]
-			continue
-		}
-		if name != nil {
-			// Written with spec field names (msgpack/v5 struct tags, Python dicts);
-			// an unknown name leaves id 0, which no field has.
-			switch string(name) {
-			case "id":
-				id = 1
-			case "full_name":
-				id = 2
-			case "age":
-				id = 3
-			case "email":
-				id = 4
-			case "score":
-				id = 5
-			case "tier":
-				id = 6
-			case "address":
-				id = 7
-			case "history":
-				id = 8
-			}
-		}
+	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "id")
-			}
 		case 2:
 			r.FullName, b, err = serdes.ReadString(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "full_name")
-			}
 		case 3:
 			r.Age, b, err = serdes.ReadInt32(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "age")
-			}
 		case 4:
-			{
-				p0 := new(string)
-				*p0, b, err = serdes.ReadString(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "email")
-				}
-				r.Email = p0
-			}
+			r.Email, b, err = serdes.ReadPtr(b, serdes.ReadString)
 		case 5:
 			r.Score, b, err = serdes.ReadInt64(b)
-			if err != nil {
-				return b, serdes.WrapField(err, "score")
-			}
 		case 6:
-			{
-				var x0 int32
-				x0, b, err = serdes.ReadInt32(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "tier")
-				}
-				r.Tier = Tier(x0)
-			}
+			r.Tier, b, err = serdes.ReadEnum[Tier](b)
 		case 7:
 			b, err = r.Address.sgDecode(b, depth+1)
-			if err != nil {
-				return b, serdes.WrapField(err, "address")
-			}
 		case 8:
-			{
-				var n0 int
-				n0, b, err = serdes.ReadArrayHeader(b)
-				if err != nil {
-					return b, serdes.WrapField(err, "history")
-				}
-				r.History = nil
-				if n0 > 0 {
-					r.History = make([]map[string][]Address, 0, min(n0, serdes.MaxPrealloc))
-				}
-				var z0 map[string][]Address
-				for i0 := 0; i0 < n0; i0++ {
-					r.History = append(r.History, z0)
-					{
-						var n1 int
-						n1, b, err = serdes.ReadMapHeader(b)
-						if err != nil {
-							return b, serdes.WrapField(serdes.WrapIndex(err, i0), "history")
-						}
-						r.History[i0] = nil
-						if n1 > 0 {
-							r.History[i0] = make(map[string][]Address, min(n1, serdes.MaxPrealloc))
-						}
-						for ; n1 > 0; n1-- {
-							var k1 string
-							k1, b, err = serdes.ReadString(b)
-							if err != nil {
-								return b, serdes.WrapField(serdes.WrapIndex(err, i0), "history")
-							}
-							var v1 []Address
-							{
-								var n2 int
-								n2, b, err = serdes.ReadArrayHeader(b)
-								if err != nil {
-									return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(err, k1), i0), "history")
-								}
-								v1 = nil
-								if n2 > 0 {
-									v1 = make([]Address, 0, min(n2, serdes.MaxPrealloc))
-								}
-								var z2 Address
-								for i2 := 0; i2 < n2; i2++ {
-									v1 = append(v1, z2)
-									b, err = v1[i2].sgDecode(b, depth+1)
-									if err != nil {
-										return b, serdes.WrapField(serdes.WrapIndex(serdes.WrapKey(serdes.WrapIndex(err, i2), k1), i0), "history")
-									}
-								}
-							}
-							r.History[i0][k1] = v1
-						}
-					}
-				}
-			}
-		default:
-			// A field of a newer schema, or a key of another type.
-			b, err = serdes.Skip(b)
-			if err != nil {
-				return b, err
-			}
+			r.History, b, err = serdes.ReadList(b, func(b []byte) (v map[string][]Address, _ []byte, err error) {
+				v, b, err = serdes.ReadMap(b, func(b []byte) (v []Address, _ []byte, err error) {
+					v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Address) ([]byte, error) {
+						return v.sgDecode(b, depth+1)
+					})
+					return v, b, err
+				})
+				return v, b, err
+			})
 		}
-	}
-	return b, nil
+		return b, err
+	})
 }
 
-// IsNil implements serdes.Record; it works on a nil receiver (a tombstone).
+// IsNil implements serdes.Record.
 func (r *Profile) IsNil() bool {
 	return r == nil
 }
