@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"go/ast"
 	goparser "go/parser"
 	"strings"
 
@@ -151,18 +152,23 @@ func (s *step) fn(o *obj, role FuncRole, fnKey, exprKey string, required bool) *
 		return &Func{Pos: o.valPos(fnKey), Role: role, Name: name}
 	}
 	e, ok := o.str(exprKey)
-	if !ok || !s.checkExpr(o.valPos(exprKey), exprKey, e) {
+	if !ok || !s.checkExpr(o.valPos(exprKey), exprKey, e, role) {
 		s.failed = true
 		return nil
 	}
 	return &Func{Pos: o.valPos(exprKey), Role: role, Expr: e}
 }
 
-// checkExpr requires exactly one Go expression.
-func (s *step) checkExpr(pos Pos, key, e string) bool {
+// checkExpr requires exactly one Go expression, or for a key-value mapper
+// (map, a table's group_by) exactly two separated by a comma: the new key
+// and the new value, as the mapper's Go function would return them.
+func (s *step) checkExpr(pos Pos, key, e string, role FuncRole) bool {
 	if strings.TrimSpace(e) == "" {
 		s.errf(pos, "%s: empty expression", key)
 		return false
+	}
+	if role == RoleKeyValueMap {
+		return s.checkPair(pos, key, e)
 	}
 	if _, err := goparser.ParseExpr(e); err != nil {
 		msg := err.Error()
@@ -173,6 +179,25 @@ func (s *step) checkExpr(pos Pos, key, e string) bool {
 		if strings.Contains(e, ";") || strings.Contains(e, "return") {
 			s.p.hintf("expr takes a single expression; put statements in a function and use fn")
 		}
+		return false
+	}
+	return true
+}
+
+// checkPair requires "<key expression>, <value expression>". It parses them
+// as the two arguments of a call, so a comma inside either (a call, a
+// composite literal) is theirs, and text that would close the call early
+// is refused.
+func (s *step) checkPair(pos Pos, key, e string) bool {
+	x, err := goparser.ParseExpr("streamgenPair(" + e + ")")
+	call, ok := x.(*ast.CallExpr)
+	if err != nil || !ok || call.Ellipsis.IsValid() || len(call.Args) != 2 {
+		s.errf(pos, "%s: want the new key and the new value as two Go expressions, \"<key>, <value>\"; have %q", key, e)
+		s.p.hintf(`e.g. expr: "value.UserID, value"`)
+		return false
+	}
+	if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "streamgenPair" {
+		s.errf(pos, "%s: invalid Go expressions %q", key, e)
 		return false
 	}
 	return true

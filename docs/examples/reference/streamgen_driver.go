@@ -42,6 +42,13 @@ func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
 	return &TestDriver{TestDriver: d}, nil
 }
 
+// ReadAmountsByUser returns and removes the records written to topic "amounts-by-user"
+// so far, in the order they were written; null keys and values have KeyNull and
+// ValueNull set.
+func (d *TestDriver) ReadAmountsByUser() ([]sgstream.Record[string, float64], error) {
+	return sgstream.ReadTyped(d.TestDriver, "amounts-by-user", serdes.String, serdes.Float64)
+}
+
 // PipeOrders pipes a record into topic "orders"
 // on the partition Kafka's default partitioner picks from the key, and
 // processes it to completion. A nil value is a tombstone.

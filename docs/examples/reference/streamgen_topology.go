@@ -38,6 +38,16 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Order](),
 	})
+	amountsFilter1 := sgstream.Filter(orders, "amounts.filter1", func(key string, value *Order) bool {
+		return value != nil
+	})
+	amountsMap2 := sgstream.Map(amountsFilter1, "amounts.map2", func(key string, value *Order) (string, float64) {
+		return value.UserID, value.Amount
+	})
+	sgstream.To(amountsMap2, "amounts", "amounts-by-user", sgstream.SinkConfig[string, float64]{
+		Key:   serdes.String,
+		Value: serdes.Float64,
+	})
 }
 
 // timestampOrders extracts event time from field "placed_at" of topic "orders"; tombstones keep the record timestamp.
@@ -53,9 +63,9 @@ func timestampOrders(key string, value *Order, valueNull bool, recordTs int64) i
 var (
 	// streamgen.yaml:14:14: on_start of node "app.on_start"
 	_ func(ctx context.Context) error = Announce
-	// streamgen.yaml:81:20: action of node "processed.peek3"
+	// streamgen.yaml:82:20: action of node "processed.peek3"
 	_ func(key string, value *Order) = LogOrder
-	// streamgen.yaml:80:26: value_mapper of node "processed.map_values2"
+	// streamgen.yaml:81:26: value_mapper of node "processed.map_values2"
 	_ func(key string, value *Order) *Order = UpperOrder
 )
 
@@ -65,6 +75,7 @@ func NewApp() *sgapp.App {
 		ID:    AppID,
 		Build: BuildTopology,
 		Topics: []sgreplay.TopicCodec{
+			sgreplay.Topic("amounts-by-user", serdes.String, serdes.Float64),
 			sgreplay.Topic("orders", serdes.String, serdes.Msgpack[Order]()),
 			sgreplay.Topic("orders-dlq", serdes.Bytes, serdes.Bytes),
 			sgreplay.Topic("processed-orders", serdes.String, serdes.Msgpack[Order]()),
