@@ -14,7 +14,8 @@ import (
 //	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version}
 //	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue)
 //	2  sgstream (the typed DSL generated code calls, and the task machinery)
-//	3  sgquery (typed store views)
+//	3  sgquery (typed store views) and sgtest (the test driver tests use;
+//	   sgapp's replay command runs it too)
 //	4  sgapp (the binary's replay and describe commands) and sgkafka (the
 //	   engine): neither imports the other, which is why App.Run is injected
 //	5  sgrun (the run command: flags, environment, the embedded broker)
@@ -29,6 +30,7 @@ var runtimeLayers = map[string]int{
 	module + "/runtime/sgimpl":      1,
 	module + "/runtime/sgstream":    2,
 	module + "/runtime/sgquery":     3,
+	module + "/runtime/sgtest":      3,
 	module + "/runtime/sgapp":       4,
 	module + "/runtime/sgkafka":     4,
 	module + "/runtime/sgrun":       5,
