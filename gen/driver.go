@@ -12,13 +12,14 @@ import (
 // driverFileName is the generated file holding the typed test driver.
 const driverFileName = "streamgen_driver.go"
 
-// embeddedDriverMethods are the exported methods and the field name of the
-// embedded *sgstream.TestDriver. A generated method of the same name would
-// silently hide one of them, so generated names must not take them.
+// embeddedDriverMethods are the exported methods and fields of the embedded
+// *sgtest.Driver (its own field Driver and, through it, sgstream.TestDriver's).
+// A generated method of the same name would silently hide one of them, so
+// generated names must not take them.
 var embeddedDriverMethods = []string{
-	"TestDriver",
-	"AdvanceWallClock", "Close", "GlobalStore", "OpenStore", "Output", "OutputAll", "OutputTopics",
-	"Partitions", "Pipe", "Store", "Tasks",
+	"Driver", "TestDriver",
+	"AdvanceWallClock", "Close", "GlobalStore", "KeyPartition", "OpenStore", "Output", "OutputAll",
+	"OutputTopics", "Partitions", "Pipe", "Store", "StorePartition", "TaskStore", "Tasks",
 }
 
 // driverGen emits the typed test driver of one program from its model:
@@ -46,7 +47,7 @@ type driverStore struct {
 func reserveDriverNames(c *genCtx, m *model) {
 	methods := newScope()
 	for _, name := range embeddedDriverMethods {
-		methods.reserve(&c.diags, name, "the embedded sgstream.TestDriver", spec.Pos{})
+		methods.reserve(&c.diags, name, "the embedded sgtest.Driver", spec.Pos{})
 	}
 	for _, name := range []string{"TestDriver", "NewTestDriver"} {
 		c.pkgScope.reserve(&c.diags, name, "generated test driver identifier", c.prog.Pos)
@@ -164,41 +165,36 @@ func storeMethod(st *spec.Store) string {
 // recv is the receiver of every driver method.
 func recv() *jen.Statement { return jen.Id("d").Op("*").Id("TestDriver") }
 
-// inner is the embedded runtime driver.
-func inner() *jen.Statement { return jen.Id("d").Dot("TestDriver") }
+// inner is the embedded sgtest.Driver.
+func inner() *jen.Statement { return jen.Id("d").Dot("Driver") }
+
+// ifErrReturn is `if err != nil { return nil, err }`.
+func ifErrReturn() *jen.Statement {
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+}
 
 func (g *driverGen) emitType() {
 	f, app := g.f, g.c.prog.App
 	if app == nil {
 		app = &spec.App{}
 	}
-	f.Comment("TestDriver runs the topology of " + g.c.cfg.SpecPath + " in process, with its own types: Kafka")
-	f.Comment("Streams' TopologyTestDriver. Each Pipe method processes one record, and every")
-	f.Comment("record it causes (repartition topics included), to completion and commits")
-	f.Comment("before it returns; there is no record cache, so every update is visible. Read")
-	f.Comment("methods return and remove what the topology wrote to a topic, in write order;")
-	f.Comment("store methods read the state of one partition's task. Topics have the")
-	f.Comment("partition counts of the spec (sgstream.TopicPartitions and")
-	f.Comment("sgstream.DefaultPartitions change them), and records are spread by Kafka's")
-	f.Comment("default partitioner. AdvanceWallClock, Output, Close and the other methods of")
-	f.Comment("sgstream.TestDriver work on raw bytes.")
-	f.Type().Id("TestDriver").Struct(jen.Op("*").Qual(pathSgstream, "TestDriver"))
+	f.Comment("TestDriver runs the topology of " + g.c.cfg.SpecPath + " in process with its own types (runtime/sgtest:")
+	f.Comment("Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before")
+	f.Comment("they return, Read methods return and remove what was written to a topic, in write order, and")
+	f.Comment("store methods read the stores of one partition's task as the last pipe left them.")
+	f.Type().Id("TestDriver").Struct(jen.Op("*").Qual(pathSgtest, "Driver"))
 	f.Line()
-	f.Comment("NewTestDriver builds the topology and a driver for it. The spec's error")
-	f.Comment(fmt.Sprintf("policies apply (deserialization: %s, processing: %s, invalid timestamps:",
-		orDefault(string(app.OnDeserializationError), "fail"), orDefault(string(app.OnProcessingError), "fail")))
-	f.Comment(orDefault(string(app.InvalidTimestamp), "fail") + ") unless opts override them; close the driver when done.")
-	f.Func().Id("NewTestDriver").Params(jen.Id("opts").Op("...").Qual(pathSgstream, "DriverOpt")).Params(jen.Op("*").Id("TestDriver"), jen.Error()).Block(
-		jen.List(jen.Id("tp"), jen.Err()).Op(":=").Qual(pathSgstream, "NewTopology").Call(jen.Id("AppID"), jen.Id("BuildTopology")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.List(jen.Id("d"), jen.Err()).Op(":=").Qual(pathSgstream, "NewTestDriver").Call(jen.Id("tp"),
-			jen.Append(jen.Index().Qual(pathSgstream, "DriverOpt").Values(
-				jen.Line().Qual(pathSgstream, "ErrorPolicies").Call(policyLit(app.OnDeserializationError), policyLit(app.OnProcessingError), jen.Lit(app.DeadLetterTopic)),
-				jen.Line().Qual(pathSgstream, "InvalidTimestamps").Call(timestampPolicyLit(app.InvalidTimestamp)),
-				jen.Line(),
-			), jen.Id("opts").Op("...")).Op("...")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Id("TestDriver").Op(":").Id("d")), jen.Nil()),
+	f.Comment("NewTestDriver builds the topology and a driver for it, with the spec's error policies")
+	f.Comment(fmt.Sprintf("(deserialization %s, processing %s, invalid timestamps %s) unless opts override them.",
+		orDefault(string(app.OnDeserializationError), "fail"), orDefault(string(app.OnProcessingError), "fail"), orDefault(string(app.InvalidTimestamp), "fail")))
+	f.Func().Id("NewTestDriver").Params(jen.Id("opts").Op("...").Qual(pathSgtest, "Opt")).Params(jen.Op("*").Id("TestDriver"), jen.Error()).Block(
+		jen.Id("opts").Op("=").Append(jen.Index().Qual(pathSgtest, "Opt").Values(
+			jen.Qual(pathSgtest, "ErrorPolicies").Call(policyLit(app.OnDeserializationError), policyLit(app.OnProcessingError), jen.Lit(app.DeadLetterTopic)),
+			jen.Qual(pathSgtest, "InvalidTimestamps").Call(timestampPolicyLit(app.InvalidTimestamp)),
+		), jen.Id("opts").Op("...")),
+		jen.List(jen.Id("d"), jen.Err()).Op(":=").Qual(pathSgtest, "Build").Call(jen.Id("AppID"), jen.Id("BuildTopology"), jen.Id("opts").Op("...")),
+		ifErrReturn(),
+		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Id("d")), jen.Nil()),
 	)
 }
 
@@ -224,6 +220,9 @@ func (g *driverGen) recordType(k, v *spec.Type) *jen.Statement {
 	return jen.Qual(pathSgstream, "Record").Types(g.c.topoType(k), g.c.topoType(v))
 }
 
+// emitPipe writes a topic's two pipe methods. Their docs are one line: the
+// rules they follow (nulls, partitions) are sgtest.PipeTyped's, documented
+// once there.
 func (g *driverGen) emitPipe(tm *topicModel) {
 	f, t := g.f, tm.t
 	name := GoName(t.Name)
@@ -231,32 +230,25 @@ func (g *driverGen) emitPipe(tm *topicModel) {
 	k, v := g.c.topoType(t.Key), g.c.topoType(t.Value)
 	null := ""
 	if t.Value.Kind == spec.KindRecord {
-		null = " A nil value is a tombstone."
+		null = "; a nil value is a tombstone"
 	}
 	f.Line()
-	f.Comment(fmt.Sprintf("%s pipes a record into topic %q", pipe, t.Name))
-	f.Comment("on the partition Kafka's default partitioner picks from the key, and")
-	f.Comment("processes it to completion." + null)
-	var r keyed
-	r.add("Key", jen.Id("key"))
-	r.add("Value", jen.Id("value"))
-	r.add("Timestamp", jen.Id("timestamp"))
-	r.add("Headers", jen.Id("headers"))
+	f.Comment(fmt.Sprintf("%s pipes a record into %q, partitioned by key, and processes it to completion%s.", pipe, t.Name, null))
 	f.Func().Params(recv()).Id(pipe).Params(
 		jen.Id("key").Add(k), jen.Id("value").Add(v), jen.Id("timestamp").Int64(), jen.Id("headers").Op("...").Qual(pathSgstream, "Header"),
 	).Error().Block(
-		jen.Return(jen.Id("d").Dot(pipeRecord).Call(g.recordType(t.Key, t.Value).Values(r.items()...))),
+		jen.Return(jen.Id("d").Dot(pipeRecord).Call(g.recordType(t.Key, t.Value).Values(
+			jen.Id("Key").Op(":").Id("key"), jen.Id("Value").Op(":").Id("value"),
+			jen.Id("Timestamp").Op(":").Id("timestamp"), jen.Id("Headers").Op(":").Id("headers"),
+		))),
 	)
 	f.Line()
 	ks, vs := g.topicSerdes(tm)
-	f.Comment(fmt.Sprintf("%s pipes r into topic %q", pipeRecord, t.Name))
-	f.Comment("and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or")
-	f.Comment("value; sgstream.ToPartition picks the partition instead of the default")
-	f.Comment("partitioner.")
+	f.Comment(fmt.Sprintf("%s is %s for a whole record: null keys and values, or a partition (sgtest.PipeTyped).", pipeRecord, pipe))
 	f.Func().Params(recv()).Id(pipeRecord).Params(
-		jen.Id("r").Add(g.recordType(t.Key, t.Value)), jen.Id("opts").Op("...").Qual(pathSgstream, "PipeOpt"),
+		jen.Id("r").Add(g.recordType(t.Key, t.Value)), jen.Id("opts").Op("...").Qual(pathSgtest, "PipeOpt"),
 	).Error().Block(
-		jen.Return(jen.Qual(pathSgstream, "PipeTyped").Call(inner(), jen.Lit(t.Name), ks, vs, jen.Id("r"), jen.Id("opts").Op("..."))),
+		jen.Return(jen.Qual(pathSgtest, "PipeTyped").Call(inner(), jen.Lit(t.Name), ks, vs, jen.Id("r"), jen.Id("opts").Op("..."))),
 	)
 }
 
@@ -265,11 +257,9 @@ func (g *driverGen) emitRead(tm *topicModel) {
 	read := "Read" + GoName(t.Name)
 	ks, vs := g.topicSerdes(tm)
 	f.Line()
-	f.Comment(fmt.Sprintf("%s returns and removes the records written to topic %q", read, t.Name))
-	f.Comment("so far, in the order they were written; null keys and values have KeyNull and")
-	f.Comment("ValueNull set.")
+	f.Comment(fmt.Sprintf("%s returns and removes the records written to %q so far, in write order (sgtest.ReadTyped).", read, t.Name))
 	f.Func().Params(recv()).Id(read).Params().Params(jen.Index().Add(g.recordType(t.Key, t.Value)), jen.Error()).Block(
-		jen.Return(jen.Qual(pathSgstream, "ReadTyped").Call(inner(), jen.Lit(t.Name), ks, vs)),
+		jen.Return(jen.Qual(pathSgtest, "ReadTyped").Call(inner(), jen.Lit(t.Name), ks, vs)),
 	)
 }
 
@@ -285,37 +275,31 @@ func (g *driverGen) emitStore(s *storeModel) {
 	var open string
 	switch st.Kind {
 	case spec.StoreWindow:
-		open = "DriverWindowStore"
+		open = "WindowStore"
 		if s.timestamped {
 			v = jen.Qual(pathSgstream, "TimestampedValue").Types(v)
 			vs = jen.Qual(pathSgstream, "TimestampedValueSerde").Types(g.c.topoType(st.Value)).Values(jen.Id("Inner").Op(":").Add(vs))
 		}
 		typ = jen.Qual(pathSgstream, "TypedWindowStore").Types(k, v)
 	case spec.StoreSession:
-		open = "DriverSessionStore"
+		open = "SessionStore"
 		typ = jen.Qual(pathSgstream, "TypedSessionStore").Types(k, v)
 	default:
-		open = "DriverKVStore"
+		open = "KVStore"
 		typ = jen.Qual(pathSgstream, "KVStore").Types(k, v)
 	}
-	f.Line()
-	f.Comment(fmt.Sprintf("%s is the %s store %q", method, s.kind(), st.Name))
+	where := "of the task on partition (empty where no record reached yet)"
 	if s.global {
-		f.Comment("as it is after the last pipe. It materializes a global table, so every")
-		f.Comment("partition gives the one global replica.")
-	} else {
-		f.Comment("of the task on partition, as it is after the last pipe. A partition no record")
-		f.Comment("reached yet has an empty store.")
+		where = "of a global table: every partition gives the one replica"
 	}
+	f.Line()
+	f.Comment(fmt.Sprintf("%s is the %s store %q %s.", method, s.kind(), st.Name, where))
 	f.Func().Params(recv()).Id(method).Params(jen.Id("partition").Int32()).Params(jen.Op("*").Add(typ), jen.Error()).Block(
-		jen.Return(jen.Qual(pathSgstream, open).Call(inner(), desc("Name"), jen.Id("partition"), desc("KeySerde"), vs)),
+		jen.Return(jen.Qual(pathSgtest, open).Call(inner(), desc("Name"), jen.Id("partition"), desc("KeySerde"), vs)),
 	)
 	f.Line()
-	f.Comment(fmt.Sprintf("%sForKey is %s on the partition that holds key:", method, method))
-	f.Comment("where records partitioned by key land (sgstream.StorePartition).")
+	f.Comment(fmt.Sprintf("%sForKey is %s on the partition that holds key (sgtest.StorePartition).", method, method))
 	f.Func().Params(recv()).Id(method+"ForKey").Params(jen.Id("key").Add(g.c.topoType(st.Key))).Params(jen.Op("*").Add(typ.Clone()), jen.Error()).Block(
-		jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(pathSgstream, "StorePartition").Call(inner(), desc("Name"), jen.Id("key"), desc("KeySerde")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("d").Dot(method).Call(jen.Id("p"))),
+		jen.Return(jen.Qual(pathSgtest, "ForKey").Call(inner(), desc("Name"), jen.Id("key"), desc("KeySerde"), jen.Id("d").Dot(method))),
 	)
 }

@@ -51,7 +51,7 @@ topology:
 	want := []string{
 		`streamgen.yaml:1:1: generated test driver identifier has Go name "TestDriver", already used by record "TestDriver" at streamgen.yaml:5:3`,
 		`streamgen.yaml:10:3: test driver method of topic "orders-record" has Go name "PipeOrdersRecord", already used by test driver method of topic "orders" at streamgen.yaml:9:3`,
-		`streamgen.yaml:13:3: test driver method of store "open" has Go name "OpenStore", already used by the embedded sgstream.TestDriver`,
+		`streamgen.yaml:13:3: test driver method of store "open" has Go name "OpenStore", already used by the embedded sgtest.Driver`,
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Fatalf("diagnostics:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -102,11 +102,11 @@ topology:
 		}
 	}
 	want := []string{
-		"func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {",
+		"func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {",
 		"func (d *TestDriver) ReadCounts() ([]sgstream.Record[string, int64], error) {",
 		"func (d *TestDriver) ReadDlq() ([]sgstream.Record[[]byte, []byte], error) {",
 		"func (d *TestDriver) PipeIn(key string, value string, timestamp int64, headers ...sgstream.Header) error {",
-		"func (d *TestDriver) PipeInRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {",
+		"func (d *TestDriver) PipeInRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {",
 		"func (d *TestDriver) ReadWins() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {",
 		"func (d *TestDriver) CountsStore(partition int32) (*sgstream.KVStore[string, int64], error) {",
 		"func (d *TestDriver) CountsStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {",
@@ -117,9 +117,9 @@ topology:
 		t.Fatalf("functions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, frag := range []string{
-		`sgstream.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyContinue, "dlq")`,
+		`sgtest.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyContinue, "dlq")`,
 		// The windowed key decodes its end with the size of its window.
-		"sgstream.ReadTyped(d.TestDriver, \"wins\", sgstream.TimeWindowedSerde[string]{\n\t\tInner: serdes.String,\n\t\tSize:  time.Minute,\n\t}, serdes.Int64)",
+		"sgtest.ReadTyped(d.Driver, \"wins\", sgstream.TimeWindowedSerde[string]{\n\t\tInner: serdes.String,\n\t\tSize:  time.Minute,\n\t}, serdes.Int64)",
 	} {
 		if !strings.Contains(src, frag) {
 			t.Errorf("driver lacks %q:\n%s", frag, src)

@@ -25,6 +25,7 @@ const (
 	pathSgrun    = modulePath + "/runtime/sgrun"
 	pathSgreplay = modulePath + "/runtime/sgreplay"
 	pathSgquery  = modulePath + "/runtime/sgquery"
+	pathSgtest   = modulePath + "/runtime/sgtest"
 )
 
 // importNames maps every streamgen import path to its package name. Each
@@ -41,6 +42,7 @@ var importNames = map[string]string{
 	pathSgrun:    "sgrun",
 	pathSgreplay: "sgreplay",
 	pathSgquery:  "sgquery",
+	pathSgtest:   "sgtest",
 }
 
 // commonInitialisms are written all upper case in Go names, following the

@@ -7,160 +7,100 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// ReadEosCnt returns and removes the records written to topic "eos-cnt"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEosCnt returns and removes the records written to "eos-cnt" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEosCnt() ([]sgstream.Record[string, int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "eos-cnt", serdes.String, serdes.Int64)
+	return sgtest.ReadTyped(d.Driver, "eos-cnt", serdes.String, serdes.Int64)
 }
 
-// PipeEosData pipes a record into topic "eos-data"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeEosData pipes a record into "eos-data", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeEosData(key string, value int32, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeEosDataRecord(sgstream.Record[string, int32]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeEosDataRecord(sgstream.Record[string, int32]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeEosDataRecord pipes r into topic "eos-data"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeEosDataRecord(r sgstream.Record[string, int32], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "eos-data", serdes.String, serdes.Int32, r, opts...)
+// PipeEosDataRecord is PipeEosData for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeEosDataRecord(r sgstream.Record[string, int32], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "eos-data", serdes.String, serdes.Int32, r, opts...)
 }
 
-// ReadEosEcho returns and removes the records written to topic "eos-echo"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEosEcho returns and removes the records written to "eos-echo" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEosEcho() ([]sgstream.Record[string, int32], error) {
-	return sgstream.ReadTyped(d.TestDriver, "eos-echo", serdes.String, serdes.Int32)
+	return sgtest.ReadTyped(d.Driver, "eos-echo", serdes.String, serdes.Int32)
 }
 
-// ReadEosMax returns and removes the records written to topic "eos-max"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEosMax returns and removes the records written to "eos-max" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEosMax() ([]sgstream.Record[string, int32], error) {
-	return sgstream.ReadTyped(d.TestDriver, "eos-max", serdes.String, serdes.Int32)
+	return sgtest.ReadTyped(d.Driver, "eos-max", serdes.String, serdes.Int32)
 }
 
-// ReadEosMin returns and removes the records written to topic "eos-min"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEosMin returns and removes the records written to "eos-min" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEosMin() ([]sgstream.Record[string, int32], error) {
-	return sgstream.ReadTyped(d.TestDriver, "eos-min", serdes.String, serdes.Int32)
+	return sgtest.ReadTyped(d.Driver, "eos-min", serdes.String, serdes.Int32)
 }
 
-// ReadEosSum returns and removes the records written to topic "eos-sum"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEosSum returns and removes the records written to "eos-sum" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEosSum() ([]sgstream.Record[string, int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "eos-sum", serdes.String, serdes.Int64)
+	return sgtest.ReadTyped(d.Driver, "eos-sum", serdes.String, serdes.Int64)
 }
 
-// CntStore is the key-value store "cnt-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// CntStore is the key-value store "cnt-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) CntStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, cntStore.Name(), partition, cntStore.KeySerde(), cntStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, cntStore.Name(), partition, cntStore.KeySerde(), cntStore.ValueSerde())
 }
 
-// CntStoreForKey is CntStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// CntStoreForKey is CntStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) CntStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, cntStore.Name(), key, cntStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.CntStore(p)
+	return sgtest.ForKey(d.Driver, cntStore.Name(), key, cntStore.KeySerde(), d.CntStore)
 }
 
-// MaxStore is the key-value store "max-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// MaxStore is the key-value store "max-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) MaxStore(partition int32) (*sgstream.KVStore[string, int32], error) {
-	return sgstream.DriverKVStore(d.TestDriver, maxStore.Name(), partition, maxStore.KeySerde(), maxStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, maxStore.Name(), partition, maxStore.KeySerde(), maxStore.ValueSerde())
 }
 
-// MaxStoreForKey is MaxStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// MaxStoreForKey is MaxStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) MaxStoreForKey(key string) (*sgstream.KVStore[string, int32], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, maxStore.Name(), key, maxStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.MaxStore(p)
+	return sgtest.ForKey(d.Driver, maxStore.Name(), key, maxStore.KeySerde(), d.MaxStore)
 }
 
-// MinStore is the key-value store "min-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// MinStore is the key-value store "min-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) MinStore(partition int32) (*sgstream.KVStore[string, int32], error) {
-	return sgstream.DriverKVStore(d.TestDriver, minStore.Name(), partition, minStore.KeySerde(), minStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, minStore.Name(), partition, minStore.KeySerde(), minStore.ValueSerde())
 }
 
-// MinStoreForKey is MinStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// MinStoreForKey is MinStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) MinStoreForKey(key string) (*sgstream.KVStore[string, int32], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, minStore.Name(), key, minStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.MinStore(p)
+	return sgtest.ForKey(d.Driver, minStore.Name(), key, minStore.KeySerde(), d.MinStore)
 }
 
-// SumStore is the key-value store "sum-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// SumStore is the key-value store "sum-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) SumStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, sumStore.Name(), partition, sumStore.KeySerde(), sumStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, sumStore.Name(), partition, sumStore.KeySerde(), sumStore.ValueSerde())
 }
 
-// SumStoreForKey is SumStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// SumStoreForKey is SumStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) SumStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, sumStore.Name(), key, sumStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.SumStore(p)
+	return sgtest.ForKey(d.Driver, sumStore.Name(), key, sumStore.KeySerde(), d.SumStore)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 )
 
 // TestTypedDriverJoins checks the three joins: an order meets its payment
@@ -16,8 +17,8 @@ func TestTypedDriverJoins(t *testing.T) {
 	// The driver gives internal topics one partition unless told; the
 	// repartitioned orders must be co-partitioned with users (2).
 	d, err := NewTestDriver(
-		sgstream.TopicPartitions(AppID+"-orders-users-left-repartition", 2),
-		sgstream.TopicPartitions(AppID+"-orders-users-inner-repartition", 2),
+		sgtest.TopicPartitions(AppID+"-orders-users-left-repartition", 2),
+		sgtest.TopicPartitions(AppID+"-orders-users-inner-repartition", 2),
 	)
 	if err != nil {
 		t.Fatal(err)

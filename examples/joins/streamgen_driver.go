@@ -7,135 +7,80 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// ReadEnrichedOrders returns and removes the records written to topic "enriched-orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEnrichedOrders returns and removes the records written to "enriched-orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEnrichedOrders() ([]sgstream.Record[string, *EnrichedOrder], error) {
-	return sgstream.ReadTyped(d.TestDriver, "enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]())
+	return sgtest.ReadTyped(d.Driver, "enriched-orders", serdes.String, serdes.Msgpack[EnrichedOrder]())
 }
 
-// PipeOrders pipes a record into topic "orders"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeOrders pipes a record into "orders", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeOrdersRecord pipes r into topic "orders"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
+// PipeOrdersRecord is PipeOrders for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
 }
 
-// ReadOrdersWithProfile returns and removes the records written to topic "orders-with-profile"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadOrdersWithProfile returns and removes the records written to "orders-with-profile" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadOrdersWithProfile() ([]sgstream.Record[string, *EnrichedOrder], error) {
-	return sgstream.ReadTyped(d.TestDriver, "orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]())
+	return sgtest.ReadTyped(d.Driver, "orders-with-profile", serdes.String, serdes.Msgpack[EnrichedOrder]())
 }
 
-// ReadPaidOrders returns and removes the records written to topic "paid-orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadPaidOrders returns and removes the records written to "paid-orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadPaidOrders() ([]sgstream.Record[string, *PaidOrder], error) {
-	return sgstream.ReadTyped(d.TestDriver, "paid-orders", serdes.String, serdes.Msgpack[PaidOrder]())
+	return sgtest.ReadTyped(d.Driver, "paid-orders", serdes.String, serdes.Msgpack[PaidOrder]())
 }
 
-// PipePayments pipes a record into topic "payments"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipePayments pipes a record into "payments", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipePayments(key string, value *Payment, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipePaymentsRecord pipes r into topic "payments"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipePaymentsRecord(r sgstream.Record[string, *Payment], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "payments", serdes.String, serdes.Msgpack[Payment](), r, opts...)
+// PipePaymentsRecord is PipePayments for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipePaymentsRecord(r sgstream.Record[string, *Payment], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "payments", serdes.String, serdes.Msgpack[Payment](), r, opts...)
 }
 
-// PipeUsers pipes a record into topic "users"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeUsers pipes a record into "users", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeUsers(key string, value *User, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeUsersRecord(sgstream.Record[string, *User]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeUsersRecord(sgstream.Record[string, *User]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeUsersRecord pipes r into topic "users"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeUsersRecord(r sgstream.Record[string, *User], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "users", serdes.String, serdes.Msgpack[User](), r, opts...)
+// PipeUsersRecord is PipeUsers for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeUsersRecord(r sgstream.Record[string, *User], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "users", serdes.String, serdes.Msgpack[User](), r, opts...)
 }
 
-// UsersStore is the key-value store "users-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// UsersStore is the key-value store "users-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) UsersStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
 }
 
-// UsersStoreForKey is UsersStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// UsersStoreForKey is UsersStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) UsersStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, usersStore.Name(), key, usersStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.UsersStore(p)
+	return sgtest.ForKey(d.Driver, usersStore.Name(), key, usersStore.KeySerde(), d.UsersStore)
 }

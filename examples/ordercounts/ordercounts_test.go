@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 )
 
 // TestTypedDriverCountsPerUser counts orders per user across the four
@@ -14,7 +15,7 @@ import (
 func TestTypedDriverCountsPerUser(t *testing.T) {
 	// The driver gives internal topics one partition unless told; give the
 	// repartition topic four, as Kafka Streams would (the count of orders).
-	d, err := NewTestDriver(sgstream.TopicPartitions(AppID+"-orders-by-user-repartition", 4))
+	d, err := NewTestDriver(sgtest.TopicPartitions(AppID+"-orders-by-user-repartition", 4))
 	if err != nil {
 		t.Fatal(err)
 	}

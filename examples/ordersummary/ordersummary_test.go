@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 )
 
 // TestTypedDriverHourlySummary folds a user's orders into hourly windows
@@ -14,7 +15,7 @@ import (
 func TestTypedDriverHourlySummary(t *testing.T) {
 	// Internal topics get one partition unless told; the repartition by
 	// user gets the four of orders, as in Kafka Streams.
-	d, err := NewTestDriver(sgstream.TopicPartitions(AppID+"-orders-by-user-repartition", 4))
+	d, err := NewTestDriver(sgtest.TopicPartitions(AppID+"-orders-by-user-repartition", 4))
 	if err != nil {
 		t.Fatal(err)
 	}

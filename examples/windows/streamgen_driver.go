@@ -7,190 +7,123 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 	"time"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// PipeClicks pipes a record into topic "clicks"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeClicks pipes a record into "clicks", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeClicksRecord(sgstream.Record[string, string]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeClicksRecord pipes r into topic "clicks"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "clicks", serdes.String, serdes.String, r, opts...)
+// PipeClicksRecord is PipeClicks for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "clicks", serdes.String, serdes.String, r, opts...)
 }
 
-// ReadFinalCounts returns and removes the records written to topic "final-counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadFinalCounts returns and removes the records written to "final-counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadFinalCounts() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "final-counts", sgstream.TimeWindowedSerde[string]{
+	return sgtest.ReadTyped(d.Driver, "final-counts", sgstream.TimeWindowedSerde[string]{
 		Inner: serdes.String,
 		Size:  time.Minute,
 	}, serdes.Int64)
 }
 
-// ReadHoppingCounts returns and removes the records written to topic "hopping-counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadHoppingCounts returns and removes the records written to "hopping-counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadHoppingCounts() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "hopping-counts", sgstream.TimeWindowedSerde[string]{
+	return sgtest.ReadTyped(d.Driver, "hopping-counts", sgstream.TimeWindowedSerde[string]{
 		Inner: serdes.String,
 		Size:  5 * time.Minute,
 	}, serdes.Int64)
 }
 
-// ReadSessionCounts returns and removes the records written to topic "session-counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadSessionCounts returns and removes the records written to "session-counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadSessionCounts() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "session-counts", sgstream.SessionWindowedSerde[string]{Inner: serdes.String}, serdes.Int64)
+	return sgtest.ReadTyped(d.Driver, "session-counts", sgstream.SessionWindowedSerde[string]{Inner: serdes.String}, serdes.Int64)
 }
 
-// ReadSlidingCounts returns and removes the records written to topic "sliding-counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadSlidingCounts returns and removes the records written to "sliding-counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadSlidingCounts() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "sliding-counts", sgstream.TimeWindowedSerde[string]{
+	return sgtest.ReadTyped(d.Driver, "sliding-counts", sgstream.TimeWindowedSerde[string]{
 		Inner: serdes.String,
 		Size:  30 * time.Second,
 	}, serdes.Int64)
 }
 
-// ReadTumblingCounts returns and removes the records written to topic "tumbling-counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadTumblingCounts returns and removes the records written to "tumbling-counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadTumblingCounts() ([]sgstream.Record[sgstream.Windowed[string], int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "tumbling-counts", sgstream.TimeWindowedSerde[string]{
+	return sgtest.ReadTyped(d.Driver, "tumbling-counts", sgstream.TimeWindowedSerde[string]{
 		Inner: serdes.String,
 		Size:  time.Minute,
 	}, serdes.Int64)
 }
 
-// FinalStore is the window store "final-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// FinalStore is the window store "final-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) FinalStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, finalStore.Name(), partition, finalStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: finalStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, finalStore.Name(), partition, finalStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: finalStore.ValueSerde()})
 }
 
-// FinalStoreForKey is FinalStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// FinalStoreForKey is FinalStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) FinalStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, finalStore.Name(), key, finalStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.FinalStore(p)
+	return sgtest.ForKey(d.Driver, finalStore.Name(), key, finalStore.KeySerde(), d.FinalStore)
 }
 
-// HoppingStore is the window store "hopping-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// HoppingStore is the window store "hopping-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) HoppingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: hoppingStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: hoppingStore.ValueSerde()})
 }
 
-// HoppingStoreForKey is HoppingStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// HoppingStoreForKey is HoppingStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, hoppingStore.Name(), key, hoppingStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.HoppingStore(p)
+	return sgtest.ForKey(d.Driver, hoppingStore.Name(), key, hoppingStore.KeySerde(), d.HoppingStore)
 }
 
-// SessionStore is the session store "session-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// SessionStore is the session store "session-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) SessionStore(partition int32) (*sgstream.TypedSessionStore[string, int64], error) {
-	return sgstream.DriverSessionStore(d.TestDriver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
+	return sgtest.SessionStore(d.Driver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
 }
 
-// SessionStoreForKey is SessionStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// SessionStoreForKey is SessionStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, sessionStore.Name(), key, sessionStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.SessionStore(p)
+	return sgtest.ForKey(d.Driver, sessionStore.Name(), key, sessionStore.KeySerde(), d.SessionStore)
 }
 
-// SlidingStore is the window store "sliding-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// SlidingStore is the window store "sliding-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) SlidingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: slidingStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: slidingStore.ValueSerde()})
 }
 
-// SlidingStoreForKey is SlidingStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// SlidingStoreForKey is SlidingStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, slidingStore.Name(), key, slidingStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.SlidingStore(p)
+	return sgtest.ForKey(d.Driver, slidingStore.Name(), key, slidingStore.KeySerde(), d.SlidingStore)
 }
 
-// TumblingStore is the window store "tumbling-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// TumblingStore is the window store "tumbling-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) TumblingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, tumblingStore.Name(), partition, tumblingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: tumblingStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, tumblingStore.Name(), partition, tumblingStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: tumblingStore.ValueSerde()})
 }
 
-// TumblingStoreForKey is TumblingStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// TumblingStoreForKey is TumblingStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) TumblingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, tumblingStore.Name(), key, tumblingStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.TumblingStore(p)
+	return sgtest.ForKey(d.Driver, tumblingStore.Name(), key, tumblingStore.KeySerde(), d.TumblingStore)
 }

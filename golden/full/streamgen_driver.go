@@ -5,449 +5,270 @@ package full
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: dead_letter, processing: continue, invalid timestamps:
-// skip) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization dead_letter, processing continue, invalid timestamps skip) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyContinue, "dlq"), sgtest.InvalidTimestamps(sgstream.TimestampSkip)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyContinue, "dlq"),
-		sgstream.InvalidTimestamps(sgstream.TimestampSkip),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// ReadBigOrders returns and removes the records written to topic "big-orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadBigOrders returns and removes the records written to "big-orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadBigOrders() ([]sgstream.Record[string, *Order], error) {
-	return sgstream.ReadTyped(d.TestDriver, "big-orders", serdes.String, serdes.Msgpack[Order]())
+	return sgtest.ReadTyped(d.Driver, "big-orders", serdes.String, serdes.Msgpack[Order]())
 }
 
-// PipeCountries pipes a record into topic "countries"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeCountries pipes a record into "countries", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeCountries(key string, value *Country, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeCountriesRecord(sgstream.Record[string, *Country]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeCountriesRecord(sgstream.Record[string, *Country]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeCountriesRecord pipes r into topic "countries"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeCountriesRecord(r sgstream.Record[string, *Country], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "countries", serdes.String, serdes.Msgpack[Country](), r, opts...)
+// PipeCountriesRecord is PipeCountries for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeCountriesRecord(r sgstream.Record[string, *Country], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "countries", serdes.String, serdes.Msgpack[Country](), r, opts...)
 }
 
-// ReadCountries returns and removes the records written to topic "countries"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadCountries returns and removes the records written to "countries" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadCountries() ([]sgstream.Record[string, *Country], error) {
-	return sgstream.ReadTyped(d.TestDriver, "countries", serdes.String, serdes.Msgpack[Country]())
+	return sgtest.ReadTyped(d.Driver, "countries", serdes.String, serdes.Msgpack[Country]())
 }
 
-// ReadCounts returns and removes the records written to topic "counts"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadCounts returns and removes the records written to "counts" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadCounts() ([]sgstream.Record[string, int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "counts", serdes.String, serdes.Int64)
+	return sgtest.ReadTyped(d.Driver, "counts", serdes.String, serdes.Int64)
 }
 
-// ReadDlq returns and removes the records written to topic "dlq"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadDlq returns and removes the records written to "dlq" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadDlq() ([]sgstream.Record[[]byte, []byte], error) {
-	return sgstream.ReadTyped(d.TestDriver, "dlq", serdes.Bytes, serdes.Bytes)
+	return sgtest.ReadTyped(d.Driver, "dlq", serdes.Bytes, serdes.Bytes)
 }
 
-// ReadEnriched returns and removes the records written to topic "enriched"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEnriched returns and removes the records written to "enriched" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEnriched() ([]sgstream.Record[string, *Enriched], error) {
-	return sgstream.ReadTyped(d.TestDriver, "enriched", serdes.String, serdes.Msgpack[Enriched]())
+	return sgtest.ReadTyped(d.Driver, "enriched", serdes.String, serdes.Msgpack[Enriched]())
 }
 
-// PipeOrders pipes a record into topic "orders"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeOrders pipes a record into "orders", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeOrdersRecord pipes r into topic "orders"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
+// PipeOrdersRecord is PipeOrders for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
 }
 
-// ReadOrders returns and removes the records written to topic "orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadOrders returns and removes the records written to "orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadOrders() ([]sgstream.Record[string, *Order], error) {
-	return sgstream.ReadTyped(d.TestDriver, "orders", serdes.String, serdes.Msgpack[Order]())
+	return sgtest.ReadTyped(d.Driver, "orders", serdes.String, serdes.Msgpack[Order]())
 }
 
-// ReadPaid returns and removes the records written to topic "paid"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadPaid returns and removes the records written to "paid" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadPaid() ([]sgstream.Record[string, string], error) {
-	return sgstream.ReadTyped(d.TestDriver, "paid", serdes.String, serdes.String)
+	return sgtest.ReadTyped(d.Driver, "paid", serdes.String, serdes.String)
 }
 
-// PipePayments pipes a record into topic "payments"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipePayments pipes a record into "payments", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipePayments(key string, value *Payment, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipePaymentsRecord(sgstream.Record[string, *Payment]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipePaymentsRecord pipes r into topic "payments"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipePaymentsRecord(r sgstream.Record[string, *Payment], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "payments", serdes.String, serdes.Msgpack[Payment](), r, opts...)
+// PipePaymentsRecord is PipePayments for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipePaymentsRecord(r sgstream.Record[string, *Payment], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "payments", serdes.String, serdes.Msgpack[Payment](), r, opts...)
 }
 
-// ReadPayments returns and removes the records written to topic "payments"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadPayments returns and removes the records written to "payments" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadPayments() ([]sgstream.Record[string, *Payment], error) {
-	return sgstream.ReadTyped(d.TestDriver, "payments", serdes.String, serdes.Msgpack[Payment]())
+	return sgtest.ReadTyped(d.Driver, "payments", serdes.String, serdes.Msgpack[Payment]())
 }
 
-// ReadSmallOrders returns and removes the records written to topic "small-orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadSmallOrders returns and removes the records written to "small-orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadSmallOrders() ([]sgstream.Record[string, *Order], error) {
-	return sgstream.ReadTyped(d.TestDriver, "small-orders", serdes.String, serdes.Msgpack[Order]())
+	return sgtest.ReadTyped(d.Driver, "small-orders", serdes.String, serdes.Msgpack[Order]())
 }
 
-// ReadUserTotals returns and removes the records written to topic "user-totals"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadUserTotals returns and removes the records written to "user-totals" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadUserTotals() ([]sgstream.Record[string, *Stats], error) {
-	return sgstream.ReadTyped(d.TestDriver, "user-totals", serdes.String, serdes.Msgpack[Stats]())
+	return sgtest.ReadTyped(d.Driver, "user-totals", serdes.String, serdes.Msgpack[Stats]())
 }
 
-// PipeUsers pipes a record into topic "users"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeUsers pipes a record into "users", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeUsers(key string, value *User, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeUsersRecord(sgstream.Record[string, *User]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeUsersRecord(sgstream.Record[string, *User]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeUsersRecord pipes r into topic "users"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeUsersRecord(r sgstream.Record[string, *User], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "users", serdes.String, serdes.Msgpack[User](), r, opts...)
+// PipeUsersRecord is PipeUsers for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeUsersRecord(r sgstream.Record[string, *User], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "users", serdes.String, serdes.Msgpack[User](), r, opts...)
 }
 
-// ReadUsers returns and removes the records written to topic "users"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadUsers returns and removes the records written to "users" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadUsers() ([]sgstream.Record[string, *User], error) {
-	return sgstream.ReadTyped(d.TestDriver, "users", serdes.String, serdes.Msgpack[User]())
+	return sgtest.ReadTyped(d.Driver, "users", serdes.String, serdes.Msgpack[User]())
 }
 
-// ActivityStore is the window store "activity-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// ActivityStore is the window store "activity-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) ActivityStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, activityStore.Name(), partition, activityStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: activityStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, activityStore.Name(), partition, activityStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: activityStore.ValueSerde()})
 }
 
-// ActivityStoreForKey is ActivityStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// ActivityStoreForKey is ActivityStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) ActivityStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, activityStore.Name(), key, activityStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.ActivityStore(p)
+	return sgtest.ForKey(d.Driver, activityStore.Name(), key, activityStore.KeySerde(), d.ActivityStore)
 }
 
-// CountriesStore is the key-value store "countries-store"
-// as it is after the last pipe. It materializes a global table, so every
-// partition gives the one global replica.
+// CountriesStore is the key-value store "countries-store" of a global table: every partition gives the one replica.
 func (d *TestDriver) CountriesStore(partition int32) (*sgstream.KVStore[string, *Country], error) {
-	return sgstream.DriverKVStore(d.TestDriver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
 }
 
-// CountriesStoreForKey is CountriesStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// CountriesStoreForKey is CountriesStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string, *Country], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, countriesStore.Name(), key, countriesStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.CountriesStore(p)
+	return sgtest.ForKey(d.Driver, countriesStore.Name(), key, countriesStore.KeySerde(), d.CountriesStore)
 }
 
-// CountryStatsStore is the key-value store "country-stats-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// CountryStatsStore is the key-value store "country-stats-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) CountryStatsStore(partition int32) (*sgstream.KVStore[string, *Stats], error) {
-	return sgstream.DriverKVStore(d.TestDriver, countryStatsStore.Name(), partition, countryStatsStore.KeySerde(), countryStatsStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, countryStatsStore.Name(), partition, countryStatsStore.KeySerde(), countryStatsStore.ValueSerde())
 }
 
-// CountryStatsStoreForKey is CountryStatsStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// CountryStatsStoreForKey is CountryStatsStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) CountryStatsStoreForKey(key string) (*sgstream.KVStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, countryStatsStore.Name(), key, countryStatsStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.CountryStatsStore(p)
+	return sgtest.ForKey(d.Driver, countryStatsStore.Name(), key, countryStatsStore.KeySerde(), d.CountryStatsStore)
 }
 
-// Counts5mStore is the window store "counts-5m-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// Counts5mStore is the window store "counts-5m-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) Counts5mStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, counts5mStore.Name(), partition, counts5mStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: counts5mStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, counts5mStore.Name(), partition, counts5mStore.KeySerde(), sgstream.TimestampedValueSerde[int64]{Inner: counts5mStore.ValueSerde()})
 }
 
-// Counts5mStoreForKey is Counts5mStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// Counts5mStoreForKey is Counts5mStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) Counts5mStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[int64]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, counts5mStore.Name(), key, counts5mStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.Counts5mStore(p)
+	return sgtest.ForKey(d.Driver, counts5mStore.Name(), key, counts5mStore.KeySerde(), d.Counts5mStore)
 }
 
-// DedupStore is the key-value store "dedup"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// DedupStore is the key-value store "dedup" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) DedupStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, dedupStore.Name(), partition, dedupStore.KeySerde(), dedupStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, dedupStore.Name(), partition, dedupStore.KeySerde(), dedupStore.ValueSerde())
 }
 
-// DedupStoreForKey is DedupStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// DedupStoreForKey is DedupStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) DedupStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, dedupStore.Name(), key, dedupStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.DedupStore(p)
+	return sgtest.ForKey(d.Driver, dedupStore.Name(), key, dedupStore.KeySerde(), d.DedupStore)
 }
 
-// HoppingStore is the window store "hopping-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// HoppingStore is the window store "hopping-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) HoppingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Order]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[*Order]{Inner: hoppingStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, hoppingStore.Name(), partition, hoppingStore.KeySerde(), sgstream.TimestampedValueSerde[*Order]{Inner: hoppingStore.ValueSerde()})
 }
 
-// HoppingStoreForKey is HoppingStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// HoppingStoreForKey is HoppingStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) HoppingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Order]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, hoppingStore.Name(), key, hoppingStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.HoppingStore(p)
+	return sgtest.ForKey(d.Driver, hoppingStore.Name(), key, hoppingStore.KeySerde(), d.HoppingStore)
 }
 
-// LatestUserStore is the key-value store "latest-user-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// LatestUserStore is the key-value store "latest-user-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) LatestUserStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, latestUserStore.Name(), partition, latestUserStore.KeySerde(), latestUserStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, latestUserStore.Name(), partition, latestUserStore.KeySerde(), latestUserStore.ValueSerde())
 }
 
-// LatestUserStoreForKey is LatestUserStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// LatestUserStoreForKey is LatestUserStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) LatestUserStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, latestUserStore.Name(), key, latestUserStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.LatestUserStore(p)
+	return sgtest.ForKey(d.Driver, latestUserStore.Name(), key, latestUserStore.KeySerde(), d.LatestUserStore)
 }
 
-// OrdersByIDStore is the key-value store "orders-by-id"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// OrdersByIDStore is the key-value store "orders-by-id" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) OrdersByIDStore(partition int32) (*sgstream.KVStore[string, *Order], error) {
-	return sgstream.DriverKVStore(d.TestDriver, ordersByIDStore.Name(), partition, ordersByIDStore.KeySerde(), ordersByIDStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, ordersByIDStore.Name(), partition, ordersByIDStore.KeySerde(), ordersByIDStore.ValueSerde())
 }
 
-// OrdersByIDStoreForKey is OrdersByIDStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// OrdersByIDStoreForKey is OrdersByIDStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) OrdersByIDStoreForKey(key string) (*sgstream.KVStore[string, *Order], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, ordersByIDStore.Name(), key, ordersByIDStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.OrdersByIDStore(p)
+	return sgtest.ForKey(d.Driver, ordersByIDStore.Name(), key, ordersByIDStore.KeySerde(), d.OrdersByIDStore)
 }
 
-// RecentStore is the window store "recent"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// RecentStore is the window store "recent" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) RecentStore(partition int32) (*sgstream.TypedWindowStore[string, *Order], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, recentStore.Name(), partition, recentStore.KeySerde(), recentStore.ValueSerde())
+	return sgtest.WindowStore(d.Driver, recentStore.Name(), partition, recentStore.KeySerde(), recentStore.ValueSerde())
 }
 
-// RecentStoreForKey is RecentStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// RecentStoreForKey is RecentStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) RecentStoreForKey(key string) (*sgstream.TypedWindowStore[string, *Order], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, recentStore.Name(), key, recentStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.RecentStore(p)
+	return sgtest.ForKey(d.Driver, recentStore.Name(), key, recentStore.KeySerde(), d.RecentStore)
 }
 
-// SessionStore is the session store "session-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// SessionStore is the session store "session-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) SessionStore(partition int32) (*sgstream.TypedSessionStore[string, *Stats], error) {
-	return sgstream.DriverSessionStore(d.TestDriver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
+	return sgtest.SessionStore(d.Driver, sessionStore.Name(), partition, sessionStore.KeySerde(), sessionStore.ValueSerde())
 }
 
-// SessionStoreForKey is SessionStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// SessionStoreForKey is SessionStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) SessionStoreForKey(key string) (*sgstream.TypedSessionStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, sessionStore.Name(), key, sessionStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.SessionStore(p)
+	return sgtest.ForKey(d.Driver, sessionStore.Name(), key, sessionStore.KeySerde(), d.SessionStore)
 }
 
-// SlidingStore is the window store "sliding-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// SlidingStore is the window store "sliding-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) SlidingStore(partition int32) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	return sgstream.DriverWindowStore(d.TestDriver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: slidingStore.ValueSerde()})
+	return sgtest.WindowStore(d.Driver, slidingStore.Name(), partition, slidingStore.KeySerde(), sgstream.TimestampedValueSerde[*Stats]{Inner: slidingStore.ValueSerde()})
 }
 
-// SlidingStoreForKey is SlidingStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// SlidingStoreForKey is SlidingStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) SlidingStoreForKey(key string) (*sgstream.TypedWindowStore[string, sgstream.TimestampedValue[*Stats]], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, slidingStore.Name(), key, slidingStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.SlidingStore(p)
+	return sgtest.ForKey(d.Driver, slidingStore.Name(), key, slidingStore.KeySerde(), d.SlidingStore)
 }
 
-// StatusCountsStore is the key-value store "status-counts"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// StatusCountsStore is the key-value store "status-counts" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) StatusCountsStore(partition int32) (*sgstream.KVStore[Status, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, statusCountsStore.Name(), partition, statusCountsStore.KeySerde(), statusCountsStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, statusCountsStore.Name(), partition, statusCountsStore.KeySerde(), statusCountsStore.ValueSerde())
 }
 
-// StatusCountsStoreForKey is StatusCountsStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// StatusCountsStoreForKey is StatusCountsStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) StatusCountsStoreForKey(key Status) (*sgstream.KVStore[Status, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, statusCountsStore.Name(), key, statusCountsStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.StatusCountsStore(p)
+	return sgtest.ForKey(d.Driver, statusCountsStore.Name(), key, statusCountsStore.KeySerde(), d.StatusCountsStore)
 }
 
-// UserTotalsStore is the key-value store "user-totals-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// UserTotalsStore is the key-value store "user-totals-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) UserTotalsStore(partition int32) (*sgstream.KVStore[string, *Stats], error) {
-	return sgstream.DriverKVStore(d.TestDriver, userTotalsStore.Name(), partition, userTotalsStore.KeySerde(), userTotalsStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, userTotalsStore.Name(), partition, userTotalsStore.KeySerde(), userTotalsStore.ValueSerde())
 }
 
-// UserTotalsStoreForKey is UserTotalsStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// UserTotalsStoreForKey is UserTotalsStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) UserTotalsStoreForKey(key string) (*sgstream.KVStore[string, *Stats], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, userTotalsStore.Name(), key, userTotalsStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.UserTotalsStore(p)
+	return sgtest.ForKey(d.Driver, userTotalsStore.Name(), key, userTotalsStore.KeySerde(), d.UserTotalsStore)
 }
 
-// UsersPerCountryStore is the key-value store "users-per-country-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// UsersPerCountryStore is the key-value store "users-per-country-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) UsersPerCountryStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
 }
 
-// UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) UsersPerCountryStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.UsersPerCountryStore(p)
+	return sgtest.ForKey(d.Driver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde(), d.UsersPerCountryStore)
 }
 
-// UsersStore is the key-value store "users-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// UsersStore is the key-value store "users-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) UsersStore(partition int32) (*sgstream.KVStore[string, *User], error) {
-	return sgstream.DriverKVStore(d.TestDriver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, usersStore.Name(), partition, usersStore.KeySerde(), usersStore.ValueSerde())
 }
 
-// UsersStoreForKey is UsersStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// UsersStoreForKey is UsersStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) UsersStoreForKey(key string) (*sgstream.KVStore[string, *User], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, usersStore.Name(), key, usersStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.UsersStore(p)
+	return sgtest.ForKey(d.Driver, usersStore.Name(), key, usersStore.KeySerde(), d.UsersStore)
 }

@@ -5,64 +5,40 @@ package hostiledocs
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// PipeInNotesX pipes a record into topic "in.notes_-x"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeInNotesX pipes a record into "in.notes_-x", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeInNotesX(key string, value *Note, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeInNotesXRecord(sgstream.Record[string, *Note]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeInNotesXRecord(sgstream.Record[string, *Note]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeInNotesXRecord pipes r into topic "in.notes_-x"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeInNotesXRecord(r sgstream.Record[string, *Note], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "in.notes_-x", serdes.String, serdes.Msgpack[Note](), r, opts...)
+// PipeInNotesXRecord is PipeInNotesX for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeInNotesXRecord(r sgstream.Record[string, *Note], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "in.notes_-x", serdes.String, serdes.Msgpack[Note](), r, opts...)
 }
 
-// ReadOutNotesX returns and removes the records written to topic "out.notes_-x"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadOutNotesX returns and removes the records written to "out.notes_-x" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadOutNotesX() ([]sgstream.Record[string, *Note], error) {
-	return sgstream.ReadTyped(d.TestDriver, "out.notes_-x", serdes.String, serdes.Msgpack[Note]())
+	return sgtest.ReadTyped(d.Driver, "out.notes_-x", serdes.String, serdes.Msgpack[Note]())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 )
 
 // ReplayOptions configure Replay.
@@ -74,22 +75,22 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 	}
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	var d *sgstream.TestDriver
+	var d *sgtest.Driver
 	newDriver := func() error {
 		if d != nil {
 			if err := d.Close(); err != nil {
 				return err
 			}
 		}
-		opts := []sgstream.DriverOpt{
-			sgstream.DefaultPartitions(o.Partitions),
-			sgstream.ErrorPolicies(app.Deserialization, app.Processing, app.DeadLetterTopic),
-			sgstream.InvalidTimestamps(app.InvalidTime),
+		opts := []sgtest.Opt{
+			sgtest.DefaultPartitions(o.Partitions),
+			sgtest.ErrorPolicies(app.Deserialization, app.Processing, app.DeadLetterTopic),
+			sgtest.InvalidTimestamps(app.InvalidTime),
 		}
 		if o.StateDir != "" {
-			opts = append(opts, sgstream.StateDir(o.StateDir))
+			opts = append(opts, sgtest.StateDir(o.StateDir))
 		}
-		d, err = sgstream.NewTestDriver(tp, opts...)
+		d, err = sgtest.New(tp, opts...)
 		return err
 	}
 	if err := newDriver(); err != nil {
@@ -151,7 +152,7 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 
 // writeOutputs prints the records the topology wrote to declared topics.
 // Internal topics (repartition, changelog) are not output.
-func writeOutputs(app *App, d *sgstream.TestDriver, w io.Writer, withPartition bool) error {
+func writeOutputs(app *App, d *sgtest.Driver, w io.Writer, withPartition bool) error {
 	for _, r := range d.OutputAll() {
 		c := app.Codec(r.Topic)
 		if c == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -195,11 +196,11 @@ func decodeWindowedCount(k, v []byte) (string, string) {
 	return fmt.Sprintf("%s[%d,%d)", w.Key, w.Start, w.End), fmt.Sprint(n)
 }
 
-// driverOutput runs recs through sgstream's TestDriver (the replay
+// driverOutput runs recs through sgtest's Driver (the replay
 // reference) and renders the output like byKey.
 func driverOutput(t testing.TB, tp *sgstream.Topology, partitions int, out string, recs []sgstream.RawRecord, decode func(k, v []byte) (string, string)) map[string][]string {
 	t.Helper()
-	d, err := sgstream.NewTestDriver(tp, sgstream.DefaultPartitions(partitions))
+	d, err := sgtest.New(tp, sgtest.DefaultPartitions(partitions))
 	if err != nil {
 		t.Fatal(err)
 	}

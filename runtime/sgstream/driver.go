@@ -10,7 +10,8 @@ import (
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
-// TestDriver runs a topology in process, the way Kafka Streams'
+// TestDriver is the in-process engine under runtime/sgtest's Driver, which
+// is what tests use. It runs a topology the way Kafka Streams'
 // TopologyTestDriver does: every piped record is processed to completion
 // (records written to internal topics are piped back in before the call
 // returns), stream-time punctuations fire after each record, and the task
@@ -21,7 +22,7 @@ import (
 // (murmur2 of the key bytes), one task per sub-topology and partition.
 type TestDriver struct {
 	tp      *Topology
-	cfg     driverConfig
+	cfg     DriverConfig
 	tasks   map[TaskID]*Task
 	order   []TaskID
 	outputs []RawRecord // in the order they were written
@@ -51,69 +52,44 @@ type partitionQueue struct {
 
 func (q *partitionQueue) head() int64 { return q.recs[0].Timestamp }
 
-type driverConfig struct {
-	partitions        map[string]int
-	defaultPartitions int
-	stateDir          string
-	logger            *slog.Logger
-	wallStart         int64
-	deser, proc       Policy
-	dlq               string
-	invalidTime       TimestampPolicy
-	cacheMaxBytes     int64
-}
-
-// DriverOpt configures a TestDriver.
-type DriverOpt interface{ apply(*driverConfig) }
-
-type driverOpt func(*driverConfig)
-
-func (f driverOpt) apply(c *driverConfig) { f(c) }
-
-// TopicPartitions sets the partition count of a topic (default
-// DefaultPartitions). Internal topics take the count of the topics that feed
-// them unless set here.
-func TopicPartitions(topic string, n int) DriverOpt {
-	return driverOpt(func(c *driverConfig) { c.partitions[topic] = n })
-}
-
-// DefaultPartitions sets the partition count of topics not set with
-// TopicPartitions (default 1, as TopologyTestDriver).
-func DefaultPartitions(n int) DriverOpt {
-	return driverOpt(func(c *driverConfig) { c.defaultPartitions = n })
-}
-
-// StateDir keeps stores on Pebble under dir (default: in-memory stores).
-func StateDir(dir string) DriverOpt { return driverOpt(func(c *driverConfig) { c.stateDir = dir }) }
-
-// DriverLogger sets the logger (default: discard).
-func DriverLogger(l *slog.Logger) DriverOpt { return driverOpt(func(c *driverConfig) { c.logger = l }) }
-
-// WallClockStart sets the initial wall-clock time in ms (default 0).
-func WallClockStart(ms int64) DriverOpt { return driverOpt(func(c *driverConfig) { c.wallStart = ms }) }
-
-// ErrorPolicies sets the deserialization and processing policies and the
-// dead-letter topic (default: fail, fail).
-func ErrorPolicies(deserialization, processing Policy, deadLetterTopic string) DriverOpt {
-	return driverOpt(func(c *driverConfig) { c.deser, c.proc, c.dlq = deserialization, processing, deadLetterTopic })
-}
-
-// InvalidTimestamps sets the policy for negative timestamps (default fail).
-func InvalidTimestamps(p TimestampPolicy) DriverOpt {
-	return driverOpt(func(c *driverConfig) { c.invalidTime = p })
+// DriverConfig configures a TestDriver. The zero value is a driver with
+// one partition per topic, in-memory stores, no logging, wall-clock time 0,
+// fail policies and no record cache, as TopologyTestDriver. Tests set it
+// through runtime/sgtest's options.
+type DriverConfig struct {
+	// Partitions are partition counts by topic. Internal topics take the
+	// count of the topics that feed them unless set here.
+	Partitions map[string]int
+	// DefaultPartitions is the count of topics not in Partitions (default 1).
+	DefaultPartitions int
+	// StateDir keeps stores on Pebble under it (default: in memory).
+	StateDir string
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+	// WallClockStart is the initial wall-clock time in ms (default 0).
+	WallClockStart int64
+	// Deserialization and Processing are the error policies (default
+	// fail), DeadLetterTopic where PolicyDeadLetter writes.
+	Deserialization, Processing Policy
+	DeadLetterTopic             string
+	// InvalidTime is the policy for negative timestamps (default fail).
+	InvalidTime TimestampPolicy
+	// CacheMaxBytes gives every task a record cache (default 0: every
+	// update is forwarded). The driver still commits, and so flushes the
+	// cache, after every piped record.
+	CacheMaxBytes int64
 }
 
 // NewTestDriver creates a driver for tp.
-func NewTestDriver(tp *Topology, opts ...DriverOpt) (*TestDriver, error) {
-	cfg := driverConfig{partitions: map[string]int{}, defaultPartitions: 1}
-	for _, o := range opts {
-		o.apply(&cfg)
+func NewTestDriver(tp *Topology, cfg DriverConfig) (*TestDriver, error) {
+	if cfg.DefaultPartitions <= 0 {
+		cfg.DefaultPartitions = 1
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &TestDriver{tp: tp, cfg: cfg, tasks: map[TaskID]*Task{},
-		offsets: map[string][]int64{}, wall: cfg.wallStart}
+		offsets: map[string][]int64{}, wall: cfg.WallClockStart}
 	if err := d.checkCopartitioning(); err != nil {
 		return nil, err
 	}
@@ -122,14 +98,14 @@ func NewTestDriver(tp *Topology, opts ...DriverOpt) (*TestDriver, error) {
 
 // Partitions is the partition count of topic in this driver.
 func (d *TestDriver) Partitions(topic string) int {
-	if n, ok := d.cfg.partitions[topic]; ok {
+	if n, ok := d.cfg.Partitions[topic]; ok {
 		return n
 	}
 	return d.tp.PartitionsOf(topic, func(t string) int {
-		if n, ok := d.cfg.partitions[t]; ok {
+		if n, ok := d.cfg.Partitions[t]; ok {
 			return n
 		}
-		return d.cfg.defaultPartitions
+		return d.cfg.DefaultPartitions
 	})
 }
 
@@ -453,4 +429,68 @@ func copyRaw(r RawRecord) RawRecord {
 		r.Headers = append([]Header(nil), r.Headers...)
 	}
 	return r
+}
+
+// KeyPartition is the partition Kafka's default partitioner picks for key
+// on topic: runtime/sgtest pipes typed records through it.
+func (d *TestDriver) KeyPartition(topic string, key []byte) int32 {
+	return choosePartition(key, d.Partitions(topic))
+}
+
+// TaskStore is the store called store of the task on partition, creating
+// the task (with empty stores) when no record reached it yet: Kafka Streams
+// assigns every task before the first record, so a test may read a store of
+// a partition that saw nothing. A global store lives in the global task
+// whatever the partition.
+func (d *TestDriver) TaskStore(store string, partition int32) (sgstate.Store, error) {
+	s, err := d.storeSub(store)
+	if err != nil {
+		return nil, err
+	}
+	id := TaskID{Sub: s.ID, Partition: partition}
+	if d.tp.IsGlobal(s) {
+		id.Partition = GlobalPartition
+	} else if n := d.storePartitions(s); partition < 0 || int(partition) >= n {
+		return nil, fmt.Errorf("streamgen: test driver: store %q has partitions 0 to %d, not %d", store, n-1, partition)
+	}
+	t, err := d.taskFor(id)
+	if err != nil {
+		return nil, err
+	}
+	return t.Store(store)
+}
+
+// StorePartition is the partition whose task holds the serialized key in
+// store: Kafka's default partitioner over the partitions of the
+// sub-topology that uses the store, or GlobalPartition for a global store.
+func (d *TestDriver) StorePartition(store string, key []byte) (int32, error) {
+	s, err := d.storeSub(store)
+	if err != nil {
+		return 0, err
+	}
+	if d.tp.IsGlobal(s) {
+		return GlobalPartition, nil
+	}
+	return choosePartition(key, d.storePartitions(s)), nil
+}
+
+// storeSub is the sub-topology that uses store.
+func (d *TestDriver) storeSub(store string) (*SubTopology, error) {
+	for _, s := range d.tp.SubTopologies() {
+		for _, name := range s.Stores {
+			if name == store {
+				return s, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("streamgen: test driver: no node of the topology uses store %q", store)
+}
+
+// storePartitions is the partition count of a sub-topology: that of its
+// source topics, which CheckCopartitioned keeps equal.
+func (d *TestDriver) storePartitions(s *SubTopology) int {
+	if len(s.Topics) == 0 {
+		return d.cfg.DefaultPartitions
+	}
+	return d.Partitions(s.Topics[0])
 }

@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
 // A topology built by hand, as generated code builds it: read words, drop
 // empty ones, shout the rest, count them per key, and write both results.
-// The TestDriver runs it in process with Kafka Streams' TopologyTestDriver
+// runtime/sgtest runs it in process with Kafka Streams' TopologyTestDriver
 // semantics: each piped record is processed to completion and committed.
 func Example() {
 	build := func(b *sgstream.Builder) {
@@ -30,12 +31,7 @@ func Example() {
 			Key: serdes.String, Value: serdes.Int64,
 		})
 	}
-	tp, err := sgstream.NewTopology("example-app", build)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	d, err := sgstream.NewTestDriver(tp)
+	d, err := sgtest.Build("example-app", build)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,12 +39,12 @@ func Example() {
 	defer d.Close()
 	for i, w := range []string{"hello", "", "world"} {
 		r := sgstream.Record[string, string]{Key: "k1", Value: w, Timestamp: int64(1000 * (i + 1))}
-		if err := sgstream.PipeTyped(d, "words", serdes.String, serdes.String, r); err != nil {
+		if err := sgtest.PipeTyped(d, "words", serdes.String, serdes.String, r); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
-	shoutedOut, err := sgstream.ReadTyped(d, "shouted", serdes.String, serdes.String)
+	shoutedOut, err := sgtest.ReadTyped(d, "shouted", serdes.String, serdes.String)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -56,7 +52,7 @@ func Example() {
 	for _, r := range shoutedOut {
 		fmt.Printf("shouted %s=%s @%d\n", r.Key, r.Value, r.Timestamp)
 	}
-	countsOut, err := sgstream.ReadTyped(d, "counts", serdes.String, serdes.Int64)
+	countsOut, err := sgtest.ReadTyped(d, "counts", serdes.String, serdes.Int64)
 	if err != nil {
 		fmt.Println(err)
 		return

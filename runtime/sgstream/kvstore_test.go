@@ -54,7 +54,7 @@ func bareTask(t *testing.T, build func(*Builder), cfg TaskConfig) (*Task, *captu
 		t.Fatal(err)
 	}
 	if cfg.Stores == nil {
-		if cfg.Stores, err = NewTestDriver(tp); err != nil {
+		if cfg.Stores, err = NewTestDriver(tp, DriverConfig{}); err != nil {
 			t.Fatal(err)
 		}
 	}

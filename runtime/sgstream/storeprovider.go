@@ -96,7 +96,7 @@ func NewBuiltinStore(spec *StoreSpec, persistent bool, pebble *sgstate.PebbleOpt
 // changelog to <app id>-<store>-changelog on the task's partition, where
 // tests can read it with Output.
 func (d *TestDriver) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error) {
-	persistent := d.cfg.stateDir != "" && !spec.InMemory
+	persistent := d.cfg.StateDir != "" && !spec.InMemory
 	var s sgstate.Store
 	if spec.Custom != nil {
 		s = spec.Custom()
@@ -112,9 +112,9 @@ func (d *TestDriver) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error) 
 			return nil, err
 		}
 	}
-	ctx := NewStoreContext(t, spec, d.cfg.logger)
-	if d.cfg.stateDir != "" {
-		ctx.Dir = StoreDir(d.cfg.stateDir, t.ID, spec.Name)
+	ctx := NewStoreContext(t, spec, d.cfg.Logger)
+	if d.cfg.StateDir != "" {
+		ctx.Dir = StoreDir(d.cfg.StateDir, t.ID, spec.Name)
 		if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("streamgen: store %q: %w", spec.Name, err)
 		}
@@ -190,10 +190,10 @@ func (d *TestDriver) taskFor(id TaskID) (*Task, error) {
 		return t, nil
 	}
 	t, err := d.tp.NewTask(id, TaskConfig{
-		Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.logger,
-		Deserialization: d.cfg.deser, Processing: d.cfg.proc, DeadLetterTopic: d.cfg.dlq,
-		InvalidTime: d.cfg.invalidTime, Now: func() int64 { return d.wall },
-		CacheMaxBytes: d.cfg.cacheMaxBytes,
+		Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.Logger,
+		Deserialization: d.cfg.Deserialization, Processing: d.cfg.Processing, DeadLetterTopic: d.cfg.DeadLetterTopic,
+		InvalidTime: d.cfg.InvalidTime, Now: func() int64 { return d.wall },
+		CacheMaxBytes: d.cfg.CacheMaxBytes,
 		// TopologyTestDriver forces both emit throttles to 0.
 		WindowEmitInterval: NoEmitThrottle, OuterJoinEmitInterval: NoEmitThrottle,
 	})
@@ -230,12 +230,4 @@ func newBuiltinTimeStore(spec *StoreSpec, opts *sgstate.PebbleOptions) (sgstate.
 		return sgstate.NewMemoryWindow(spec.Name, o), nil
 	}
 	return sgstate.NewPebbleWindow(spec.Name, o, opts), nil
-}
-
-// CacheMaxBytes gives every task of the driver a record cache of n bytes
-// (default 0, as TopologyTestDriver: every update is forwarded). The driver
-// still commits, and so flushes the cache, after every piped record, so
-// only updates caused by one input record are coalesced.
-func CacheMaxBytes(n int64) DriverOpt {
-	return driverOpt(func(c *driverConfig) { c.cacheMaxBytes = n })
 }

@@ -33,7 +33,7 @@ func buildDriver(t *testing.T, appID string, build func(b *Builder), opts ...Dri
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewTestDriver(tp, opts...)
+	d, err := NewTestDriver(tp, driverConfig(opts))
 	if err != nil {
 		t.Fatal(err)
 	}

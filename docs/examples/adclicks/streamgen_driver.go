@@ -7,84 +7,50 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// ReadClicked returns and removes the records written to topic "clicked"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadClicked returns and removes the records written to "clicked" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadClicked() ([]sgstream.Record[string, string], error) {
-	return sgstream.ReadTyped(d.TestDriver, "clicked", serdes.String, serdes.String)
+	return sgtest.ReadTyped(d.Driver, "clicked", serdes.String, serdes.String)
 }
 
-// PipeClicks pipes a record into topic "clicks"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeClicks pipes a record into "clicks", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeClicksRecord(sgstream.Record[string, string]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeClicksRecord pipes r into topic "clicks"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "clicks", serdes.String, serdes.String, r, opts...)
+// PipeClicksRecord is PipeClicks for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "clicks", serdes.String, serdes.String, r, opts...)
 }
 
-// PipeImpressions pipes a record into topic "impressions"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeImpressions pipes a record into "impressions", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeImpressions(key string, value string, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeImpressionsRecord(sgstream.Record[string, string]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeImpressionsRecord(sgstream.Record[string, string]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeImpressionsRecord pipes r into topic "impressions"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeImpressionsRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "impressions", serdes.String, serdes.String, r, opts...)
+// PipeImpressionsRecord is PipeImpressions for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeImpressionsRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "impressions", serdes.String, serdes.String, r, opts...)
 }

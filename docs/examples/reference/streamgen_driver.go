@@ -7,78 +7,50 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: dead_letter, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization dead_letter, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyFail, "orders-dlq"), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyDeadLetter, sgstream.PolicyFail, "orders-dlq"),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// ReadAmountsByUser returns and removes the records written to topic "amounts-by-user"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadAmountsByUser returns and removes the records written to "amounts-by-user" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadAmountsByUser() ([]sgstream.Record[string, float64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "amounts-by-user", serdes.String, serdes.Float64)
+	return sgtest.ReadTyped(d.Driver, "amounts-by-user", serdes.String, serdes.Float64)
 }
 
-// PipeOrders pipes a record into topic "orders"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeOrders pipes a record into "orders", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeOrders(key string, value *Order, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeOrdersRecord(sgstream.Record[string, *Order]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeOrdersRecord pipes r into topic "orders"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
+// PipeOrdersRecord is PipeOrders for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeOrdersRecord(r sgstream.Record[string, *Order], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "orders", serdes.String, serdes.Msgpack[Order](), r, opts...)
 }
 
-// ReadOrdersDlq returns and removes the records written to topic "orders-dlq"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadOrdersDlq returns and removes the records written to "orders-dlq" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadOrdersDlq() ([]sgstream.Record[[]byte, []byte], error) {
-	return sgstream.ReadTyped(d.TestDriver, "orders-dlq", serdes.Bytes, serdes.Bytes)
+	return sgtest.ReadTyped(d.Driver, "orders-dlq", serdes.Bytes, serdes.Bytes)
 }
 
-// ReadProcessedOrders returns and removes the records written to topic "processed-orders"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadProcessedOrders returns and removes the records written to "processed-orders" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadProcessedOrders() ([]sgstream.Record[string, *Order], error) {
-	return sgstream.ReadTyped(d.TestDriver, "processed-orders", serdes.String, serdes.Msgpack[Order]())
+	return sgtest.ReadTyped(d.Driver, "processed-orders", serdes.String, serdes.Msgpack[Order]())
 }

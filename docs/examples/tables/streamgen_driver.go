@@ -7,162 +7,95 @@ package main
 
 import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/sgtest"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// TestDriver runs the topology of streamgen.yaml in process, with its own types: Kafka
-// Streams' TopologyTestDriver. Each Pipe method processes one record, and every
-// record it causes (repartition topics included), to completion and commits
-// before it returns; there is no record cache, so every update is visible. Read
-// methods return and remove what the topology wrote to a topic, in write order;
-// store methods read the state of one partition's task. Topics have the
-// partition counts of the spec (sgstream.TopicPartitions and
-// sgstream.DefaultPartitions change them), and records are spread by Kafka's
-// default partitioner. AdvanceWallClock, Output, Close and the other methods of
-// sgstream.TestDriver work on raw bytes.
+// TestDriver runs the topology of streamgen.yaml in process with its own types (runtime/sgtest:
+// Kafka Streams' TopologyTestDriver). Pipe methods process a record and all it causes before
+// they return, Read methods return and remove what was written to a topic, in write order, and
+// store methods read the stores of one partition's task as the last pipe left them.
 type TestDriver struct {
-	*sgstream.TestDriver
+	*sgtest.Driver
 }
 
-// NewTestDriver builds the topology and a driver for it. The spec's error
-// policies apply (deserialization: fail, processing: fail, invalid timestamps:
-// fail) unless opts override them; close the driver when done.
-func NewTestDriver(opts ...sgstream.DriverOpt) (*TestDriver, error) {
-	tp, err := sgstream.NewTopology(AppID, BuildTopology)
+// NewTestDriver builds the topology and a driver for it, with the spec's error policies
+// (deserialization fail, processing fail, invalid timestamps fail) unless opts override them.
+func NewTestDriver(opts ...sgtest.Opt) (*TestDriver, error) {
+	opts = append([]sgtest.Opt{sgtest.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""), sgtest.InvalidTimestamps(sgstream.TimestampFail)}, opts...)
+	d, err := sgtest.Build(AppID, BuildTopology, opts...)
 	if err != nil {
 		return nil, err
 	}
-	d, err := sgstream.NewTestDriver(tp, append([]sgstream.DriverOpt{
-		sgstream.ErrorPolicies(sgstream.PolicyFail, sgstream.PolicyFail, ""),
-		sgstream.InvalidTimestamps(sgstream.TimestampFail),
-	}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return &TestDriver{TestDriver: d}, nil
+	return &TestDriver{d}, nil
 }
 
-// PipeClicks pipes a record into topic "clicks"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeClicks pipes a record into "clicks", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeClicks(key string, value string, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeClicksRecord(sgstream.Record[string, string]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeClicksRecord(sgstream.Record[string, string]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeClicksRecord pipes r into topic "clicks"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "clicks", serdes.String, serdes.String, r, opts...)
+// PipeClicksRecord is PipeClicks for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeClicksRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "clicks", serdes.String, serdes.String, r, opts...)
 }
 
-// PipeCountries pipes a record into topic "countries"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion.
+// PipeCountries pipes a record into "countries", partitioned by key, and processes it to completion.
 func (d *TestDriver) PipeCountries(key string, value string, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeCountriesRecord(sgstream.Record[string, string]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeCountriesRecord(sgstream.Record[string, string]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeCountriesRecord pipes r into topic "countries"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeCountriesRecord(r sgstream.Record[string, string], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "countries", serdes.String, serdes.String, r, opts...)
+// PipeCountriesRecord is PipeCountries for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeCountriesRecord(r sgstream.Record[string, string], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "countries", serdes.String, serdes.String, r, opts...)
 }
 
-// ReadEnrichedClicks returns and removes the records written to topic "enriched-clicks"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadEnrichedClicks returns and removes the records written to "enriched-clicks" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadEnrichedClicks() ([]sgstream.Record[string, *Click], error) {
-	return sgstream.ReadTyped(d.TestDriver, "enriched-clicks", serdes.String, serdes.Msgpack[Click]())
+	return sgtest.ReadTyped(d.Driver, "enriched-clicks", serdes.String, serdes.Msgpack[Click]())
 }
 
-// PipeProfiles pipes a record into topic "profiles"
-// on the partition Kafka's default partitioner picks from the key, and
-// processes it to completion. A nil value is a tombstone.
+// PipeProfiles pipes a record into "profiles", partitioned by key, and processes it to completion; a nil value is a tombstone.
 func (d *TestDriver) PipeProfiles(key string, value *Profile, timestamp int64, headers ...sgstream.Header) error {
-	return d.PipeProfilesRecord(sgstream.Record[string, *Profile]{
-		Key:       key,
-		Value:     value,
-		Timestamp: timestamp,
-		Headers:   headers,
-	})
+	return d.PipeProfilesRecord(sgstream.Record[string, *Profile]{Key: key, Value: value, Timestamp: timestamp, Headers: headers})
 }
 
-// PipeProfilesRecord pipes r into topic "profiles"
-// and processes it to completion. Set r.KeyNull or r.ValueNull for a null key or
-// value; sgstream.ToPartition picks the partition instead of the default
-// partitioner.
-func (d *TestDriver) PipeProfilesRecord(r sgstream.Record[string, *Profile], opts ...sgstream.PipeOpt) error {
-	return sgstream.PipeTyped(d.TestDriver, "profiles", serdes.String, serdes.Msgpack[Profile](), r, opts...)
+// PipeProfilesRecord is PipeProfiles for a whole record: null keys and values, or a partition (sgtest.PipeTyped).
+func (d *TestDriver) PipeProfilesRecord(r sgstream.Record[string, *Profile], opts ...sgtest.PipeOpt) error {
+	return sgtest.PipeTyped(d.Driver, "profiles", serdes.String, serdes.Msgpack[Profile](), r, opts...)
 }
 
-// ReadUsersPerCountry returns and removes the records written to topic "users-per-country"
-// so far, in the order they were written; null keys and values have KeyNull and
-// ValueNull set.
+// ReadUsersPerCountry returns and removes the records written to "users-per-country" so far, in write order (sgtest.ReadTyped).
 func (d *TestDriver) ReadUsersPerCountry() ([]sgstream.Record[string, int64], error) {
-	return sgstream.ReadTyped(d.TestDriver, "users-per-country", serdes.String, serdes.Int64)
+	return sgtest.ReadTyped(d.Driver, "users-per-country", serdes.String, serdes.Int64)
 }
 
-// CountriesStore is the key-value store "countries-store"
-// as it is after the last pipe. It materializes a global table, so every
-// partition gives the one global replica.
+// CountriesStore is the key-value store "countries-store" of a global table: every partition gives the one replica.
 func (d *TestDriver) CountriesStore(partition int32) (*sgstream.KVStore[string, string], error) {
-	return sgstream.DriverKVStore(d.TestDriver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, countriesStore.Name(), partition, countriesStore.KeySerde(), countriesStore.ValueSerde())
 }
 
-// CountriesStoreForKey is CountriesStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// CountriesStoreForKey is CountriesStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) CountriesStoreForKey(key string) (*sgstream.KVStore[string, string], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, countriesStore.Name(), key, countriesStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.CountriesStore(p)
+	return sgtest.ForKey(d.Driver, countriesStore.Name(), key, countriesStore.KeySerde(), d.CountriesStore)
 }
 
-// ProfilesStore is the key-value store "profiles-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// ProfilesStore is the key-value store "profiles-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) ProfilesStore(partition int32) (*sgstream.KVStore[string, *Profile], error) {
-	return sgstream.DriverKVStore(d.TestDriver, profilesStore.Name(), partition, profilesStore.KeySerde(), profilesStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, profilesStore.Name(), partition, profilesStore.KeySerde(), profilesStore.ValueSerde())
 }
 
-// ProfilesStoreForKey is ProfilesStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// ProfilesStoreForKey is ProfilesStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) ProfilesStoreForKey(key string) (*sgstream.KVStore[string, *Profile], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, profilesStore.Name(), key, profilesStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.ProfilesStore(p)
+	return sgtest.ForKey(d.Driver, profilesStore.Name(), key, profilesStore.KeySerde(), d.ProfilesStore)
 }
 
-// UsersPerCountryStore is the key-value store "users-per-country-store"
-// of the task on partition, as it is after the last pipe. A partition no record
-// reached yet has an empty store.
+// UsersPerCountryStore is the key-value store "users-per-country-store" of the task on partition (empty where no record reached yet).
 func (d *TestDriver) UsersPerCountryStore(partition int32) (*sgstream.KVStore[string, int64], error) {
-	return sgstream.DriverKVStore(d.TestDriver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
+	return sgtest.KVStore(d.Driver, usersPerCountryStore.Name(), partition, usersPerCountryStore.KeySerde(), usersPerCountryStore.ValueSerde())
 }
 
-// UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key:
-// where records partitioned by key land (sgstream.StorePartition).
+// UsersPerCountryStoreForKey is UsersPerCountryStore on the partition that holds key (sgtest.StorePartition).
 func (d *TestDriver) UsersPerCountryStoreForKey(key string) (*sgstream.KVStore[string, int64], error) {
-	p, err := sgstream.StorePartition(d.TestDriver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde())
-	if err != nil {
-		return nil, err
-	}
-	return d.UsersPerCountryStore(p)
+	return sgtest.ForKey(d.Driver, usersPerCountryStore.Name(), key, usersPerCountryStore.KeySerde(), d.UsersPerCountryStore)
 }

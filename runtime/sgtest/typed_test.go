@@ -1,4 +1,4 @@
-package sgstream
+package sgtest
 
 import (
 	"reflect"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgpartition"
+	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -22,12 +23,17 @@ type wordSerde struct{}
 func (wordSerde) Append(dst []byte, w *word) ([]byte, error) { return append(dst, w.s...), nil }
 func (wordSerde) Decode(b []byte) (*word, error)             { return &word{string(b)}, nil }
 
-func typedDriver(t *testing.T, build func(b *Builder), opts ...DriverOpt) *TestDriver {
+func typedDriver(t *testing.T, build func(b *sgstream.Builder), opts ...Opt) *Driver {
 	t.Helper()
-	return buildDriver(t, "typed-app", build, opts...)
+	d, err := Build("typed-app", build, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
-func mustPipe[K, V any](t *testing.T, d *TestDriver, topic string, k serdes.Serde[K], v serdes.Serde[V], r Record[K, V], opts ...PipeOpt) {
+func mustPipe[K, V any](t *testing.T, d *Driver, topic string, k serdes.Serde[K], v serdes.Serde[V], r sgstream.Record[K, V], opts ...PipeOpt) {
 	t.Helper()
 	if err := PipeTyped(d, topic, k, v, r, opts...); err != nil {
 		t.Fatal(err)
@@ -35,15 +41,15 @@ func mustPipe[K, V any](t *testing.T, d *TestDriver, topic string, k serdes.Serd
 }
 
 func TestTypedPipeAndReadFollowNullRulesAndKeepHeaders(t *testing.T) {
-	d := typedDriver(t, func(b *Builder) {
-		in := Source(b, "in", SourceConfig[string, *word]{Topic: "in", Key: serdes.String, Value: wordSerde{}})
-		kept := Filter(in, "kept", func(_ string, v *word) bool { return v != nil && v.s != "" })
-		up := MapValues(kept, "upper", func(_ string, v *word) *word { return &word{strings.ToUpper(v.s)} })
-		To(up, "sink", "out", SinkConfig[string, *word]{Key: serdes.String, Value: wordSerde{}})
-		Count(GroupByKey(in, serdes.String, wordSerde{}), "count", "counts")
+	d := typedDriver(t, func(b *sgstream.Builder) {
+		in := sgstream.Source(b, "in", sgstream.SourceConfig[string, *word]{Topic: "in", Key: serdes.String, Value: wordSerde{}})
+		kept := sgstream.Filter(in, "kept", func(_ string, v *word) bool { return v != nil && v.s != "" })
+		up := sgstream.MapValues(kept, "upper", func(_ string, v *word) *word { return &word{strings.ToUpper(v.s)} })
+		sgstream.To(up, "sink", "out", sgstream.SinkConfig[string, *word]{Key: serdes.String, Value: wordSerde{}})
+		sgstream.Count(sgstream.GroupByKey(in, serdes.String, wordSerde{}), "count", "counts")
 	})
-	type rec = Record[string, *word]
-	hdr := []Header{{Key: "trace", Value: []byte("t1")}}
+	type rec = sgstream.Record[string, *word]
+	hdr := []sgstream.Header{{Key: "trace", Value: []byte("t1")}}
 	pipe := func(r rec) { t.Helper(); mustPipe(t, d, "in", serdes.String, wordSerde{}, r) }
 	pipe(rec{Key: "a", Value: &word{"x"}, Timestamp: 10, Headers: hdr})
 	pipe(rec{Key: "a", Value: nil, Timestamp: 11})                             // nil record: tombstone
@@ -66,9 +72,9 @@ func TestTypedPipeAndReadFollowNullRulesAndKeepHeaders(t *testing.T) {
 		t.Fatalf("second read = %v, %v; want an empty slice: reading consumes", again, err)
 	}
 
-	// Count drops null keys and null values: only "a"@10 and the empty
+	// sgstream.Count drops null keys and null values: only "a"@10 and the empty
 	// key "" (piped as zero bytes, not as null) are counted.
-	st, err := DriverKVStore(d, "counts", 0, serdes.String, serdes.Int64)
+	st, err := KVStore(d, "counts", 0, serdes.String, serdes.Int64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +97,12 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 			t.Fatalf("murmur2 partition of %q = %d, the test assumes %d", k, got, p)
 		}
 	}
-	d := typedDriver(t, func(b *Builder) {
-		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		c := Count(GroupByKey(in, serdes.String, serdes.String), "count", "counts")
-		To(ToStream(c, "changes"), "sink", "out", SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
+	d := typedDriver(t, func(b *sgstream.Builder) {
+		in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+		c := sgstream.Count(sgstream.GroupByKey(in, serdes.String, serdes.String), "count", "counts")
+		sgstream.To(sgstream.ToStream(c, "changes"), "sink", "out", sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
 	}, DefaultPartitions(2))
-	type rec = Record[string, string]
+	type rec = sgstream.Record[string, string]
 	pipe := func(r rec, opts ...PipeOpt) {
 		t.Helper()
 		mustPipe(t, d, "in", serdes.String, serdes.String, r, opts...)
@@ -112,10 +118,10 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 	}
 	type out = OutputRecord[string, int64]
 	want := []out{
-		{Record: Record[string, int64]{Key: "a", Value: 1, Timestamp: 1}, Partition: 0},
-		{Record: Record[string, int64]{Key: "d", Value: 1, Timestamp: 2}, Partition: 1},
-		{Record: Record[string, int64]{Key: "a", Value: 2, Timestamp: 3}, Partition: 0},
-		{Record: Record[string, int64]{Key: "d", Value: 1, Timestamp: 4}, Partition: 1},
+		{Record: sgstream.Record[string, int64]{Key: "a", Value: 1, Timestamp: 1}, Partition: 0},
+		{Record: sgstream.Record[string, int64]{Key: "d", Value: 1, Timestamp: 2}, Partition: 1},
+		{Record: sgstream.Record[string, int64]{Key: "a", Value: 2, Timestamp: 3}, Partition: 0},
+		{Record: sgstream.Record[string, int64]{Key: "d", Value: 1, Timestamp: 4}, Partition: 1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("out = %+v\nwant %+v", got, want)
@@ -132,7 +138,7 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 	}
 	get := func(p int32, k string) entry {
 		t.Helper()
-		st, err := DriverKVStore(d, "counts", p, serdes.String, serdes.Int64)
+		st, err := KVStore(d, "counts", p, serdes.String, serdes.Int64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,10 +163,10 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 			t.Errorf("partition %d key %q = %+v, want %+v", c.p, c.k, got, c.want)
 		}
 	}
-	if _, err := DriverKVStore(d, "counts", 2, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), `store "counts" has partitions 0 to 1, not 2`) {
+	if _, err := KVStore(d, "counts", 2, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), `store "counts" has partitions 0 to 1, not 2`) {
 		t.Fatalf("partition 2: err = %v", err)
 	}
-	if _, err := DriverKVStore(d, "nope", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), `no node of the topology uses store "nope"`) {
+	if _, err := KVStore(d, "nope", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), `no node of the topology uses store "nope"`) {
 		t.Fatalf("unknown store: err = %v", err)
 	}
 	if err := PipeTyped(d, "in", serdes.String, serdes.String, rec{Key: "a", Value: "x"}, ToPartition(2)); err == nil {
@@ -169,11 +175,11 @@ func TestTypedDriverTwoPartitions(t *testing.T) {
 }
 
 func TestTypedStoreOfIdlePartitionIsEmpty(t *testing.T) {
-	d := typedDriver(t, func(b *Builder) {
-		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		Count(GroupByKey(in, serdes.String, serdes.String), "count", "counts")
+	d := typedDriver(t, func(b *sgstream.Builder) {
+		in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+		sgstream.Count(sgstream.GroupByKey(in, serdes.String, serdes.String), "count", "counts")
 	}, DefaultPartitions(2))
-	st, err := DriverKVStore(d, "counts", 1, serdes.String, serdes.Int64)
+	st, err := KVStore(d, "counts", 1, serdes.String, serdes.Int64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,19 +190,19 @@ func TestTypedStoreOfIdlePartitionIsEmpty(t *testing.T) {
 }
 
 func TestTypedWindowAndSessionStores(t *testing.T) {
-	winKey := TimeWindowedSerde[string]{Inner: serdes.String, Size: time.Minute}
-	d := typedDriver(t, func(b *Builder) {
-		in := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
-		g := GroupByKey(in, serdes.String, serdes.String)
-		w := CountWindowed(WindowedBy(g, "tumbling", TimeWindows{Size: time.Minute}), "count-win", "win", EmitOnUpdate)
-		To(ToStream(w, "win-changes"), "win-sink", "win-out", SinkConfig[Windowed[string], int64]{Key: winKey, Value: serdes.Int64})
-		CountSession(WindowedBySession(g, "sessions", SessionWindows{Gap: 30 * time.Second, Grace: time.Minute}), "count-sess", "sess", EmitOnUpdate)
+	winKey := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: time.Minute}
+	d := typedDriver(t, func(b *sgstream.Builder) {
+		in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+		g := sgstream.GroupByKey(in, serdes.String, serdes.String)
+		w := sgstream.CountWindowed(sgstream.WindowedBy(g, "tumbling", sgstream.TimeWindows{Size: time.Minute}), "count-win", "win", sgstream.EmitOnUpdate)
+		sgstream.To(sgstream.ToStream(w, "win-changes"), "win-sink", "win-out", sgstream.SinkConfig[sgstream.Windowed[string], int64]{Key: winKey, Value: serdes.Int64})
+		sgstream.CountSession(sgstream.WindowedBySession(g, "sessions", sgstream.SessionWindows{Gap: 30 * time.Second, Grace: time.Minute}), "count-sess", "sess", sgstream.EmitOnUpdate)
 	})
 	pipe := func(ts int64) {
 		t.Helper()
-		mustPipe(t, d, "in", serdes.String, serdes.String, Record[string, string]{Key: "a", Value: "x", Timestamp: ts})
+		mustPipe(t, d, "in", serdes.String, serdes.String, sgstream.Record[string, string]{Key: "a", Value: "x", Timestamp: ts})
 	}
-	ws, err := DriverWindowStore(d, "win", 0, serdes.String, TimestampedValueSerde[int64]{Inner: serdes.Int64})
+	ws, err := WindowStore(d, "win", 0, serdes.String, sgstream.TimestampedValueSerde[int64]{Inner: serdes.Int64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,17 +231,17 @@ func TestTypedWindowAndSessionStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type wrec = Record[Windowed[string], int64]
+	type wrec = sgstream.Record[sgstream.Windowed[string], int64]
 	want := []wrec{
-		{Key: Windowed[string]{Key: "a", Start: 0, End: 60_000}, Value: 1, Timestamp: 1_000},
-		{Key: Windowed[string]{Key: "a", Start: 0, End: 60_000}, Value: 2, Timestamp: 2_000},
-		{Key: Windowed[string]{Key: "a", Start: 60_000, End: 120_000}, Value: 1, Timestamp: 61_000},
+		{Key: sgstream.Windowed[string]{Key: "a", Start: 0, End: 60_000}, Value: 1, Timestamp: 1_000},
+		{Key: sgstream.Windowed[string]{Key: "a", Start: 0, End: 60_000}, Value: 2, Timestamp: 2_000},
+		{Key: sgstream.Windowed[string]{Key: "a", Start: 60_000, End: 120_000}, Value: 1, Timestamp: 61_000},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("win-out = %+v\nwant %+v", got, want)
 	}
 
-	ss, err := DriverSessionStore(d, "sess", 0, serdes.String, serdes.Int64)
+	ss, err := SessionStore(d, "sess", 0, serdes.String, serdes.Int64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,29 +257,29 @@ func TestTypedWindowAndSessionStores(t *testing.T) {
 		t.Fatalf("sessions = %+v, want %+v", sessions, want)
 	}
 
-	if _, err := DriverWindowStore(d, "sess", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), "not a window store") {
+	if _, err := WindowStore(d, "sess", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), "not a window store") {
 		t.Fatalf("window view of a session store: err = %v", err)
 	}
-	if _, err := DriverSessionStore(d, "win", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), "not a session store") {
+	if _, err := SessionStore(d, "win", 0, serdes.String, serdes.Int64); err == nil || !strings.Contains(err.Error(), "not a session store") {
 		t.Fatalf("session view of a window store: err = %v", err)
 	}
-	if _, err := DriverKVStore(d, "win", 0, serdes.String, serdes.Int64); err == nil {
+	if _, err := KVStore(d, "win", 0, serdes.String, serdes.Int64); err == nil {
 		t.Fatal("key-value view of a window store succeeded")
 	}
 }
 
 func TestTypedPipeOfWindowedKeyPartitionsByBaseKey(t *testing.T) {
-	winKey := TimeWindowedSerde[string]{Inner: serdes.String, Size: time.Minute}
-	d := typedDriver(t, func(b *Builder) {
-		in := Source(b, "wins", SourceConfig[Windowed[string], string]{Topic: "wins", Key: winKey, Value: serdes.String, Partitions: 2})
-		Foreach(in, "drop", func(Windowed[string], string) {})
+	winKey := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: time.Minute}
+	d := typedDriver(t, func(b *sgstream.Builder) {
+		in := sgstream.Source(b, "wins", sgstream.SourceConfig[sgstream.Windowed[string], string]{Topic: "wins", Key: winKey, Value: serdes.String, Partitions: 2})
+		sgstream.Foreach(in, "drop", func(sgstream.Windowed[string], string) {})
 	})
 	// "d" is on partition 1 of 2; its windowed key bytes must not be
 	// what is hashed.
-	mustPipe(t, d, "wins", winKey, serdes.String, Record[Windowed[string], string]{Key: Windowed[string]{Key: "d", Start: 60_000, End: 120_000}, Value: "x"})
+	mustPipe(t, d, "wins", winKey, serdes.String, sgstream.Record[sgstream.Windowed[string], string]{Key: sgstream.Windowed[string]{Key: "d", Start: 60_000, End: 120_000}, Value: "x"})
 	tasks := d.Tasks()
 	if len(tasks) != 1 || tasks[0].ID.Partition != 1 {
-		var ids []TaskID
+		var ids []sgstream.TaskID
 		for _, tk := range tasks {
 			ids = append(ids, tk.ID)
 		}

@@ -1,18 +1,17 @@
-package sgstream
+package sgtest
 
 import (
 	"fmt"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// The typed layer of the TestDriver. The driver itself works on bytes, as
+// The typed layer of the Driver. The driver itself works on bytes, as
 // Kafka does; generated code (streamgen_driver.go) wraps it per topology
 // with one typed method per topic and store, and those methods call the
-// generic functions below with the topic's or store's serdes. They are
-// usable by hand, too, for topics the generator cannot see (a topic
-// chooser's targets) or for tests of hand-built topologies.
+// generic functions below with the topic's or store's serdes.
 
 // PipeOpt configures one PipeTyped call.
 type PipeOpt interface{ applyPipe(*pipeConfig) }
@@ -31,10 +30,10 @@ func (f pipeOpt) applyPipe(c *pipeConfig) { f(c) }
 func ToPartition(p int32) PipeOpt { return pipeOpt(func(c *pipeConfig) { c.partition = p }) }
 
 // PipeTyped serializes r with the topic's serdes and pipes it into topic
-// (TestDriver.Pipe): it and everything it causes are processed to
+// (Driver.Pipe): it and everything it causes are processed to
 // completion and committed before PipeTyped returns.
 //
-// Nulls follow the rules of the rest of sgstream: a key is null when
+// Nulls follow the rules of sgstream: a key is null when
 // r.KeyNull is set or the key is a nil generated record, a value when
 // r.ValueNull is set or the value is a nil record (a tombstone). A key or
 // value that is not null is never sent as null, even when it serializes to
@@ -44,12 +43,12 @@ func ToPartition(p int32) PipeOpt { return pipeOpt(func(c *pipeConfig) { c.parti
 // on the key bytes, or on the base key of a windowed key (the key serde's
 // PartitionKey, as Kafka's WindowedStreamPartitioner); a null key goes to
 // partition 0. ToPartition overrides it.
-func PipeTyped[K, V any](d *TestDriver, topic string, key serdes.Serde[K], value serdes.Serde[V], r Record[K, V], opts ...PipeOpt) error {
+func PipeTyped[K, V any](d *Driver, topic string, key serdes.Serde[K], value serdes.Serde[V], r sgstream.Record[K, V], opts ...PipeOpt) error {
 	cfg := pipeConfig{partition: -1}
 	for _, o := range opts {
 		o.applyPipe(&cfg)
 	}
-	raw := RawRecord{Topic: topic, Partition: cfg.partition, Timestamp: r.Timestamp, Headers: r.Headers}
+	raw := sgstream.RawRecord{Topic: topic, Partition: cfg.partition, Timestamp: r.Timestamp, Headers: r.Headers}
 	var err error
 	if !r.KeyNull && !isNull(r.Key) {
 		if raw.Key, err = key.Append(nil, r.Key); err != nil {
@@ -70,7 +69,7 @@ func PipeTyped[K, V any](d *TestDriver, topic string, key serdes.Serde[K], value
 	if raw.Partition < 0 && raw.Key != nil {
 		if pk, ok := key.(interface{ PartitionKey(K, []byte) []byte }); ok {
 			if n := d.Partitions(topic); n > 1 {
-				raw.Partition = choosePartition(pk.PartitionKey(r.Key, raw.Key), n)
+				raw.Partition = d.KeyPartition(topic, pk.PartitionKey(r.Key, raw.Key))
 			}
 		}
 	}
@@ -80,18 +79,18 @@ func PipeTyped[K, V any](d *TestDriver, topic string, key serdes.Serde[K], value
 // OutputRecord is a decoded output record with the partition it was
 // written to.
 type OutputRecord[K, V any] struct {
-	Record[K, V]
+	sgstream.Record[K, V]
 	Partition int32
 }
 
 // ReadTypedOutput returns and removes the records written to topic so far
-// (TestDriver.Output), decoded with the topic's serdes, in the order they
+// (Driver.Output), decoded with the topic's serdes, in the order they
 // were written, each with its partition. Null keys and values come back
 // with KeyNull and ValueNull set and the zero value (nil for records).
 //
 // A record that does not decode fails the whole read; the records are
 // consumed from the driver either way.
-func ReadTypedOutput[K, V any](d *TestDriver, topic string, key serdes.Serde[K], value serdes.Serde[V]) ([]OutputRecord[K, V], error) {
+func ReadTypedOutput[K, V any](d *Driver, topic string, key serdes.Serde[K], value serdes.Serde[V]) ([]OutputRecord[K, V], error) {
 	raws := d.Output(topic)
 	out := make([]OutputRecord[K, V], 0, len(raws))
 	for i, raw := range raws {
@@ -118,64 +117,16 @@ func ReadTypedOutput[K, V any](d *TestDriver, topic string, key serdes.Serde[K],
 // to topic so far, decoded, in the order they were written. It returns an
 // empty (non-nil) slice when there are none, so tests can compare it with
 // a literal.
-func ReadTyped[K, V any](d *TestDriver, topic string, key serdes.Serde[K], value serdes.Serde[V]) ([]Record[K, V], error) {
+func ReadTyped[K, V any](d *Driver, topic string, key serdes.Serde[K], value serdes.Serde[V]) ([]sgstream.Record[K, V], error) {
 	outs, err := ReadTypedOutput(d, topic, key, value)
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]Record[K, V], len(outs))
+	recs := make([]sgstream.Record[K, V], len(outs))
 	for i, o := range outs {
 		recs[i] = o.Record
 	}
 	return recs, nil
-}
-
-// storeTask finds the task that owns store on partition, creating it (with
-// empty stores) when no record reached it yet: Kafka Streams assigns every
-// task before the first record, so a test may read a store of a partition
-// that saw nothing. A global store lives in the global task whatever the
-// partition.
-func (d *TestDriver) storeTask(store string, partition int32) (*Task, error) {
-	s, err := d.storeSub(store)
-	if err != nil {
-		return nil, err
-	}
-	id := TaskID{Sub: s.ID, Partition: partition}
-	if d.tp.IsGlobal(s) {
-		id.Partition = GlobalPartition
-	} else if n := d.storePartitions(s); partition < 0 || int(partition) >= n {
-		return nil, fmt.Errorf("streamgen: test driver: store %q has partitions 0 to %d, not %d", store, n-1, partition)
-	}
-	return d.taskFor(id)
-}
-
-// storeSub is the sub-topology that uses store.
-func (d *TestDriver) storeSub(store string) (*SubTopology, error) {
-	for _, s := range d.tp.SubTopologies() {
-		for _, name := range s.Stores {
-			if name == store {
-				return s, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("streamgen: test driver: no node of the topology uses store %q", store)
-}
-
-// storePartitions is the partition count of a sub-topology: that of its
-// source topics, which CheckCopartitioned keeps equal.
-func (d *TestDriver) storePartitions(s *SubTopology) int {
-	if len(s.Topics) == 0 {
-		return d.cfg.defaultPartitions
-	}
-	return d.Partitions(s.Topics[0])
-}
-
-func (d *TestDriver) openStore(store string, partition int32) (sgstate.Store, error) {
-	t, err := d.storeTask(store, partition)
-	if err != nil {
-		return nil, err
-	}
-	return t.Store(store)
 }
 
 // StorePartition is the partition whose task holds key in store: Kafka's
@@ -183,15 +134,8 @@ func (d *TestDriver) openStore(store string, partition int32) (sgstate.Store, er
 // sub-topology that uses the store, which is where records keyed by key
 // land when they were partitioned by that key (piped with the default
 // partitioner, or written through a repartition topic). For a global
-// store it is GlobalPartition.
-func StorePartition[K any](d *TestDriver, store string, key K, keySerde serdes.Serde[K]) (int32, error) {
-	s, err := d.storeSub(store)
-	if err != nil {
-		return 0, err
-	}
-	if d.tp.IsGlobal(s) {
-		return GlobalPartition, nil
-	}
+// store it is sgstream.GlobalPartition.
+func StorePartition[K any](d *Driver, store string, key K, keySerde serdes.Serde[K]) (int32, error) {
 	kb, err := keySerde.Append(nil, key)
 	if err != nil {
 		return 0, fmt.Errorf("streamgen: test driver: store %q: serialize key: %w", store, err)
@@ -199,26 +143,37 @@ func StorePartition[K any](d *TestDriver, store string, key K, keySerde serdes.S
 	if kb == nil {
 		kb = []byte{}
 	}
-	return choosePartition(kb, d.storePartitions(s)), nil
+	return d.TestDriver.StorePartition(store, kb)
 }
 
-// DriverKVStore is the key-value store called store of the task on
-// partition, as a KVStore: the layout of DSL tables and aggregations
+// ForKey opens store with open on the partition that holds key
+// (StorePartition): the generated driver's ...StoreForKey methods.
+func ForKey[K, S any](d *Driver, store string, key K, keySerde serdes.Serde[K], open func(partition int32) (S, error)) (S, error) {
+	p, err := StorePartition(d, store, key, keySerde)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	return open(p)
+}
+
+// KVStore is the key-value store called store of the task on
+// partition, as a sgstream.KVStore: the layout of DSL tables and aggregations
 // (values with the timestamp of the record that wrote them). Reads see
 // what the last pipe committed.
-func DriverKVStore[K, V any](d *TestDriver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*KVStore[K, V], error) {
-	s, err := d.openStore(store, partition)
+func KVStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.KVStore[K, V], error) {
+	s, err := d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}
-	return NewKVStore(s, key, value)
+	return sgstream.NewKVStore(s, key, value)
 }
 
-// DriverWindowStore is the window store called store of the task on
+// WindowStore is the window store called store of the task on
 // partition. Windowed aggregations keep TimestampedValue values in it:
 // pass a TimestampedValueSerde for value.
-func DriverWindowStore[K, V any](d *TestDriver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*TypedWindowStore[K, V], error) {
-	s, err := d.openStore(store, partition)
+func WindowStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.TypedWindowStore[K, V], error) {
+	s, err := d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -226,13 +181,13 @@ func DriverWindowStore[K, V any](d *TestDriver, store string, partition int32, k
 	if !ok {
 		return nil, fmt.Errorf("streamgen: test driver: store %q is a %T, not a window store", store, s)
 	}
-	return NewTypedWindowStore(ws, key, value), nil
+	return sgstream.NewTypedWindowStore(ws, key, value), nil
 }
 
-// DriverSessionStore is the session store called store of the task on
+// SessionStore is the session store called store of the task on
 // partition.
-func DriverSessionStore[K, V any](d *TestDriver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*TypedSessionStore[K, V], error) {
-	s, err := d.openStore(store, partition)
+func SessionStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.TypedSessionStore[K, V], error) {
+	s, err := d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -240,5 +195,12 @@ func DriverSessionStore[K, V any](d *TestDriver, store string, partition int32, 
 	if !ok {
 		return nil, fmt.Errorf("streamgen: test driver: store %q is a %T, not a session store", store, s)
 	}
-	return NewTypedSessionStore(ss, key, value), nil
+	return sgstream.NewTypedSessionStore(ss, key, value), nil
+}
+
+// isNull is sgstream's null rule: only a nil generated record (a type with
+// an IsNil method that works on a nil receiver) is null.
+func isNull[V any](v V) bool {
+	n, ok := any(v).(interface{ IsNil() bool })
+	return ok && n.IsNil()
 }
