@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/streamgen/streamgen/spec"
@@ -75,7 +73,7 @@ func (g *topoGen) joinStore(n *spec.Node) jen.Code {
 
 func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 	j, l, r := n.Join, n.Inputs[0], n.Inputs[1]
-	base := strings.TrimSuffix(j.ThisStore.Name, "-this")
+	base := streamJoinName(n)
 	var w keyed
 	if j.Before != 0 {
 		w.add("Before", durationLit(j.Before))
@@ -119,7 +117,7 @@ func (g *topoGen) joinTables(n *spec.Node, left, right jen.Code) {
 
 func (g *topoGen) joinForeignKey(n *spec.Node, left, right jen.Code) {
 	j, l, r := n.Join, n.Inputs[0], n.Inputs[1]
-	base := strings.TrimSuffix(j.SubscriptionStore.Name, "-subscriptions")
+	base := fkJoinName(n)
 	fk := g.fn(n, j.ForeignKey, g.signature(spec.RoleForeignKey, l.Key, l.Value, r.Key, nil, nil))
 	var sd keyed
 	sd.add("Key", g.serde(l.Key, nil))
