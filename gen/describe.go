@@ -177,16 +177,26 @@ func (r *replay) join(n *spec.Node) {
 	}
 	switch j.Shape {
 	case spec.JoinStreamTable:
-		r.out[n] = g.StreamTableJoin(n.Name, left, right, rstore)
+		r.out[n] = g.StreamTableJoin(joinName(n), left, right, rstore)
 	case spec.JoinStreamGlobal:
 		r.out[n] = g.StreamGlobalJoin(n.Name, left)
 	case spec.JoinTableTable:
-		r.out[n] = g.TableJoin(n.Name, left, right, lstore, rstore, result)
+		r.out[n] = g.TableJoin(joinName(n), left, right, lstore, rstore, result)
 		r.store[n] = result
 	case spec.JoinForeignKey:
 		r.out[n] = g.ForeignKeyJoin(fkJoinName(n), left, right, lstore, rstore, result).Result
 		r.store[n] = result
 	}
+}
+
+// joinName is the name a stream-table or table-table join is built with:
+// its own name when the step has one, which Kafka Streams names the join's
+// processors after, else the node's.
+func joinName(n *spec.Node) string {
+	if n.Join.Name != "" {
+		return n.Join.Name
+	}
+	return n.Name
 }
 
 // streamJoinName is the name a stream-stream join is built with: its

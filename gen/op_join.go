@@ -94,7 +94,7 @@ func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 }
 
 func (g *topoGen) joinStreamTable(n *spec.Node, left, right jen.Code) {
-	g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, jen.Lit(n.Name), joinKindLit(n.Join.Kind), g.joiner(n, n.Inputs[1].Value)))
+	g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, jen.Lit(joinName(n)), joinKindLit(n.Join.Kind), g.joiner(n, n.Inputs[1].Value)))
 }
 
 // joinStreamGlobal maps each left record to the global table's key; without
@@ -111,7 +111,7 @@ func (g *topoGen) joinStreamGlobal(n *spec.Node, left, right jen.Code) {
 }
 
 func (g *topoGen) joinTables(n *spec.Node, left, right jen.Code) {
-	g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, right, jen.Lit(n.Name), joinKindLit(n.Join.Kind),
+	g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, right, jen.Lit(joinName(n)), joinKindLit(n.Join.Kind),
 		g.joiner(n, n.Inputs[1].Value), g.joinStore(n), g.serde(n.Value, nil)))
 }
 

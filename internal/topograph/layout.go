@@ -59,21 +59,37 @@ func (g *Graph) DynamicSink(name string, topics []Topic, from *Node) *Node {
 	return n
 }
 
-// Repartition adds the sink <name>-sink writing the repartition topic
-// <app id>-<name>-repartition and the source <name>-source reading it back
-// (Kafka Streams' repartition(Repartitioned.as(name))).
+// OpRepartitionFilter is the op of the filter before a stream's
+// repartition sink: Kafka Streams' KStreamFilter that passes every record,
+// kept so that the graph is Kafka's; it has no processor of its own.
+const OpRepartitionFilter = "repartition_filter"
+
+// Repartition routes a stream through the repartition topic
+// <app id>-<name>-repartition as Kafka Streams' KStreamImpl does for
+// repartition(), a key-changing grouping and a join: a filter
+// <name>-repartition-filter, the sink <name>-repartition-sink and the
+// source <name>-repartition-source reading the topic back.
 func (g *Graph) Repartition(name string, partitions int, from *Node) (sink, source *Node) {
 	t := Topic{Name: g.InternalTopic(toponame.Repartition(name)), Role: TopicRepartition, Partitions: partitions}
-	sink = g.Sink(toponame.RepartitionSink(name), t, from)
+	filter := g.Add(toponame.RepartitionFilter(name), OpRepartitionFilter, from)
+	sink = g.Sink(toponame.RepartitionSink(name), t, filter)
 	source = g.Source(toponame.RepartitionSource(name), t)
 	return sink, source
 }
 
 // GroupBy adds the key selection name (op select_key on a stream,
-// table_group_by on a table) and the repartition through which it groups.
+// table_group_by on a table) and the repartition through which it groups:
+// a stream's, or a table's <name>-sink and <name>-source (Kafka Streams'
+// KGroupedTable, which has no filter).
 func (g *Graph) GroupBy(name, op string, from *Node) (sel, sink, source *Node) {
 	sel = g.Add(name, op, from)
-	sink, source = g.Repartition(name, 0, sel)
+	if op == "select_key" {
+		sink, source = g.Repartition(name, 0, sel)
+		return sel, sink, source
+	}
+	t := Topic{Name: g.InternalTopic(toponame.Repartition(name)), Role: TopicRepartition}
+	sink = g.Sink(toponame.TableRepartitionSink(name), t, sel)
+	source = g.Source(toponame.TableRepartitionSource(name), t)
 	return sel, sink, source
 }
 
@@ -120,11 +136,13 @@ func (g *Graph) StreamJoin(name string, left, right *Node, outer bool) *Node {
 	return n
 }
 
-// StreamTableJoin adds a stream-table join. The table is a parent so that
-// the join runs in the table's sub-topology, where the stores it looks up
-// are open.
+// StreamTableJoin adds a stream-table join. The table is no parent (its
+// updates never reach the join, and Kafka Streams draws no edge) but a
+// peer, so that the join runs in the table's sub-topology, where the
+// stores it looks up are open.
 func (g *Graph) StreamTableJoin(name string, stream, table *Node, tableStore string) *Node {
-	n := g.Add(name, "join", stream, table)
+	n := g.Add(name, "join", stream)
+	n.Peers = append(n.Peers, table.ID)
 	g.Use(n, tableStore)
 	return n
 }
@@ -135,12 +153,19 @@ func (g *Graph) StreamGlobalJoin(name string, stream *Node) *Node {
 	return g.Add(name, "join", stream)
 }
 
-// TableJoin adds a table-table join looking both sides up, materialized in
-// store unless it is "".
+// TableJoin adds a table-table join as Kafka Streams' KTableImpl does: an
+// update of the left table looks the right one up in <name>-join-this, an
+// update of the right table looks the left one up in <name>-join-other,
+// and both feed the merge node name, materialized in store unless it is "".
+// It returns the merge, which the joined table hangs off.
 func (g *Graph) TableJoin(name string, left, right *Node, leftStore, rightStore, store string) *Node {
-	n := g.Add(name, "join", left, right)
-	g.Use(n, leftStore, rightStore, store)
-	return n
+	this := g.Add(name+"-join-this", "table_join_this", left)
+	g.Use(this, rightStore)
+	other := g.Add(name+"-join-other", "table_join_other", right)
+	g.Use(other, leftStore)
+	merge := g.Add(name, "table_join_merge", this, other)
+	g.Use(merge, store)
+	return merge
 }
 
 // Cogroup adds the node of every input, <name>-cogroup-agg-<i>, each
@@ -150,7 +175,8 @@ func (g *Graph) Cogroup(name, op string, inputs []*Node, store string) (merge *N
 	for i, in := range inputs {
 		aggs = append(aggs, g.Stateful(fmt.Sprintf("%s-cogroup-agg-%d", name, i), op, in, store))
 	}
+	// The merge uses no store: Kafka Streams' KTablePassThrough reads the
+	// aggregations' store through their value getters.
 	merge = g.Add(name, "cogroup_merge", aggs...)
-	g.Use(merge, store)
 	return merge, aggs
 }
