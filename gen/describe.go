@@ -71,9 +71,13 @@ func (r *replay) node(prog *spec.Program, n *spec.Node) {
 	case spec.OpBranch:
 		// added with its split
 	case spec.OpSplit:
-		split := g.Add(n.Name, "split", r.in(n, 0))
+		var names []string
 		for _, br := range n.Branches {
-			r.out[br] = g.Add(br.Name, "branch", split)
+			names = append(names, br.Name)
+		}
+		split, outs := g.Split(n.Name, r.in(n, 0), names)
+		for i, br := range n.Branches {
+			r.out[br] = outs[i]
 		}
 		r.out[n] = split
 	case spec.OpMerge:
@@ -162,7 +166,7 @@ func (r *replay) join(n *spec.Node) {
 	if j.Shape == spec.JoinStreamStream {
 		left := r.repartitioned(n, 0, j.ThisRepartition)
 		right := r.repartitioned(n, 1, j.OtherRepartition)
-		r.out[n] = g.StreamJoin(streamJoinName(n), left, right, j.Kind != spec.JoinInner)
+		r.out[n] = g.StreamJoin(streamJoinName(n), left, right, j.Kind == spec.JoinLeft, j.Kind == spec.JoinOuter)
 		return
 	}
 	rp := j.ThisRepartition

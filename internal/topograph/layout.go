@@ -93,6 +93,17 @@ func (g *Graph) GroupBy(name, op string, from *Node) (sel, sink, source *Node) {
 	return sel, sink, source
 }
 
+// Split adds a split and its branches as Kafka Streams'
+// split(Named.as("<name>-")) with Branched.as(branch) names them: the split
+// processor "<name>-" and each branch "<name>-<branch>".
+func (g *Graph) Split(name string, from *Node, branches []string) (split *Node, outs []*Node) {
+	split = g.Add(name+"-", "split", from)
+	for _, br := range branches {
+		outs = append(outs, g.Add(name+"-"+br, "branch", split))
+	}
+	return split, outs
+}
+
 // Stateful adds a node that keeps its state in store: an aggregation,
 // to_table, a windowed aggregation.
 func (g *Graph) Stateful(name, op string, from *Node, store string) *Node {
@@ -127,13 +138,30 @@ func StreamJoinStores(name string, outer bool) (this, other, unmatched string) {
 	return this, other, unmatched
 }
 
-// StreamJoin adds a stream-stream join of left and right with its stores
-// (outer: a left or outer join).
-func (g *Graph) StreamJoin(name string, left, right *Node, outer bool) *Node {
-	n := g.Add(name, "join", left, right)
-	this, other, unmatched := StreamJoinStores(name, outer)
-	g.Use(n, this, other, unmatched)
-	return n
+// StreamJoin adds a stream-stream join of left and right as Kafka
+// Streams' KStreamImplJoin lays it out: each side is written to its window
+// store (<name>-this-windowed, <name>-other-windowed), then joined with the
+// other side's store (<name>-this-join, <name>-other-join, with "-outer"
+// before the side that emits unmatched records: the right side of a left
+// join, both of an outer join), and <name>-merge merges the two. leftJoin
+// and outerJoin say which kind it is. It returns the merge, which the
+// joined stream hangs off.
+func (g *Graph) StreamJoin(name string, left, right *Node, leftJoin, outerJoin bool) *Node {
+	this, other, unmatched := StreamJoinStores(name, leftJoin || outerJoin)
+	thisW := g.Stateful(name+"-this-windowed", "join_this_windowed", left, this)
+	otherW := g.Stateful(name+"-other-windowed", "join_other_windowed", right, other)
+	thisJoin, otherJoin := name+"-this-join", name+"-other-join"
+	if outerJoin {
+		thisJoin = name + "-outer-this-join"
+	}
+	if leftJoin || outerJoin {
+		otherJoin = name + "-outer-other-join"
+	}
+	tj := g.Add(thisJoin, "join_this", thisW)
+	g.Use(tj, other, unmatched)
+	oj := g.Add(otherJoin, "join_other", otherW)
+	g.Use(oj, this, unmatched)
+	return g.Add(name+"-merge", "join_merge", tj, oj)
 }
 
 // StreamTableJoin adds a stream-table join. The table is no parent (its

@@ -71,7 +71,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 
 func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner func(K, V1, V2) VR, sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
 	b := left.b
-	info := b.g.StreamJoin(name, left.info, right.info, kind != InnerJoin)
+	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
 		b.Errorf("join %q: %v", name, err)
 	}

@@ -186,14 +186,18 @@ type Branch[K, V any] struct {
 // records that match none go to the default branch, or are dropped when
 // there is none (Kafka Streams' split().branch()...).
 func Split[K, V any](s Stream[K, V], name string, branches []Branch[K, V]) []Stream[K, V] {
-	info := s.b.AddNode(name, "split", s.info)
+	names := make([]string, len(branches))
+	for i, br := range branches {
+		names[i] = br.Name
+	}
+	_, infos := s.b.g.Split(name, s.info, names)
 	outs := make([]Stream[K, V], len(branches))
 	nexts := make([]Node[K, V], len(branches))
 	for i, br := range branches {
 		if br.Pred == nil && i != len(branches)-1 {
 			s.b.Errorf("split %q: default branch %q must be last", name, br.Name)
 		}
-		outs[i], nexts[i] = NewStream[K, V](s.b, s.b.AddNode(br.Name, "branch", info))
+		outs[i], nexts[i] = NewStream[K, V](s.b, infos[i])
 	}
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		for i, br := range branches {
