@@ -1,244 +1,214 @@
 package gen
 
 import (
-	"sort"
+	"strings"
 
 	"github.com/streamgen/streamgen/internal/topodesc"
-	"github.com/streamgen/streamgen/internal/toponame"
-	"github.com/streamgen/streamgen/internal/unionfind"
+	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/spec"
 )
 
-// Describe renders the topology of prog in the spirit of Kafka Streams'
-// Topology#describe: sub-topologies, each with its sources, processors (and
-// the stores they use) and sinks. format is "text", "mermaid" or "dot"
+// Describe renders the topology of prog as Kafka Streams' Topology#describe
+// does: sub-topologies, each with its sources, processors (and the stores
+// they use) and sinks. format is "text", "mermaid" or "dot"
 // (internal/topodesc renders all three). The text is also embedded into
-// generated code; an application's `describe` command parses it back and
-// renders the same pictures, so it prints exactly what `streamgen describe`
-// does in every format.
+// generated code; an application's `describe` command renders the graph
+// its runtime builds, which is the same graph: both are built through
+// internal/topograph's layouts.
 func Describe(prog *spec.Program, format string) (string, error) {
 	return DescribeGraph(prog).Render(format)
 }
 
 // DescribeGraph is the topology of prog as the renderers see it.
 func DescribeGraph(prog *spec.Program) *topodesc.Graph {
-	return buildDescribeGraph(prog).export()
+	g := TopologyGraph(prog)
+	g.Finalise()
+	return g.Describe()
 }
 
-// dnode is one line of the description: a source, processor or sink.
-type dnode struct {
-	name      string
-	kind      string // Source, Processor, Sink
-	topics    []string
-	extractor string
-	stores    []string
-	children  []*dnode
-	parents   []*dnode
-	sub       int
-	order     int
-	global    bool // the processor of a global table
-}
-
-type describeGraph struct {
-	nodes []*dnode
-	subs  [][]*dnode
-}
-
-// inputRepartition is the repartition topic a node reads its i-th input
-// through, or nil; a repartition starts a new sub-topology.
-func inputRepartition(n *spec.Node, i int) *spec.Repartition {
-	if j := n.Join; j != nil {
-		switch {
-		case i == 0 && j.ThisRepartition != nil:
-			return j.ThisRepartition
-		case i == 1 && j.OtherRepartition != nil:
-			return j.OtherRepartition
-		case i == 0 && n.Repartition != nil:
-			return n.Repartition
-		}
-		return nil
-	}
-	if i == 0 && n.Repartition != nil && (n.Op == spec.OpRepartition || n.Op == spec.OpGroupByKey || n.Op == spec.OpToTable) {
-		return n.Repartition
-	}
-	return nil
-}
-
-func buildDescribeGraph(prog *spec.Program) *describeGraph {
-	g := &describeGraph{}
-	add := g.add
-	link := func(from, to *dnode) {
-		from.children = append(from.children, to)
-		to.parents = append(to.parents, from)
-	}
-	// out maps an IR node to the description node its readers attach to.
-	out := map[*spec.Node]*dnode{}
+// TopologyGraph is the structural graph the runtime builds for prog: the IR
+// replayed through topograph's layouts with the names, stores and topics
+// the generated code passes the runtime's operators (see the op_*.go
+// emitters), in the order the generated code calls them.
+func TopologyGraph(prog *spec.Program) *topograph.Graph {
+	r := &replay{g: topograph.New(prog.App.ID), out: map[*spec.Node]*topograph.Node{}, store: map[*spec.Node]string{}}
 	for _, n := range prog.Nodes {
-		switch {
-		case n.Op == spec.OpSource:
-			d := add(n.Name, "Source")
-			d.topics = []string{n.Topic.Name}
-			if n.Store != nil {
-				// A table: Kafka Streams' source plus the processor that
-				// materializes it (sgstream.TableSourceSuffix).
-				p := add(n.Name+"-table-source", "Processor")
-				p.stores = []string{n.Store.Name}
-				p.global = n.Shape == spec.ShapeGlobalTable
-				link(d, p)
-				d = p
-			}
-			out[n] = d
-			continue
-		case n.Op == spec.OpWindowedBy || (n.Op == spec.OpGroupByKey && n.Repartition == nil):
-			out[n] = out[n.Inputs[0]] // no node: the runtime only changes the handle's type
-			continue
-		case n.Op == spec.OpRepartition || (n.Op == spec.OpGroupByKey && n.Repartition != nil):
-			out[n] = g.repartition(prog, n.Repartition, out[n.Inputs[0]], link)
-			continue
-		case n.Op == spec.OpGroupBy:
-			sel := add(n.Repartition.Name, "Processor")
-			link(out[n.Inputs[0]], sel)
-			out[n] = g.repartition(prog, n.Repartition, sel, link)
-			continue
-		case n.Op == spec.OpTo:
-			d := add(n.Name, "Sink")
-			if n.Sink.Topic != nil {
-				d.topics = []string{n.Sink.Topic.Name}
-			} else {
-				d.extractor = "<chosen per record>"
-			}
-			for _, in := range n.Inputs {
-				link(out[in], d)
-			}
-			out[n] = d
-			continue
-		}
-		d := add(n.Name, "Processor")
-		for _, s := range nodeStores(n) {
-			d.stores = append(d.stores, s.Name)
-		}
-		for i, in := range n.Inputs {
-			if rp := inputRepartition(n, i); rp != nil {
-				link(g.repartition(prog, rp, out[in], link), d)
-				continue
-			}
-			if p := out[in]; p != nil && !p.global { // a global table is looked up, not read
-				link(p, d)
-			}
-		}
-		for _, c := range n.Cogroup {
-			if p := out[c.Input]; p != nil && p != d {
-				link(p, d)
-			}
-		}
-		out[n] = d
+		r.node(prog, n)
 	}
-	g.assignSubTopologies()
-	return g
+	return r.g
 }
 
-// repartition adds the sink and source of a repartition topic after from
-// and returns the source.
-func (g *describeGraph) repartition(prog *spec.Program, rp *spec.Repartition, from *dnode, link func(a, b *dnode)) *dnode {
-	topic := toponame.Repartition(rp.Name)
-	sink := g.add(toponame.RepartitionSink(rp.Name), topodesc.Sink)
-	sink.topics = []string{topic}
-	link(from, sink)
-	src := g.add(toponame.RepartitionSource(rp.Name), topodesc.Source)
-	src.topics = []string{topic}
+// replay holds, for every IR node replayed, the graph node its readers
+// attach to and, for a table, the store it is looked up in ("" when it is
+// not materialized), as the runtime's handles do.
+type replay struct {
+	g     *topograph.Graph
+	out   map[*spec.Node]*topograph.Node
+	store map[*spec.Node]string
+}
+
+// in is the graph node of n's i-th input.
+func (r *replay) in(n *spec.Node, i int) *topograph.Node { return r.out[n.Inputs[i]] }
+
+// repartitioned is the graph node n's i-th input is read from: through the
+// repartition rp when it is set (topoGen.repartitioned).
+func (r *replay) repartitioned(n *spec.Node, i int, rp *spec.Repartition) *topograph.Node {
+	if rp == nil {
+		return r.in(n, i)
+	}
+	_, src := r.g.Repartition(rp.Name, rp.Partitions, r.in(n, i))
 	return src
 }
 
-func (g *describeGraph) add(name, kind string) *dnode {
-	d := &dnode{name: name, kind: kind, order: len(g.nodes)}
-	g.nodes = append(g.nodes, d)
-	return d
+// node replays one IR node as its emitter in opTable wires it.
+func (r *replay) node(prog *spec.Program, n *spec.Node) {
+	g := r.g
+	switch n.Op {
+	case spec.OpSource:
+		r.source(n)
+	case spec.OpTo:
+		r.sink(prog, n)
+	case spec.OpBranch:
+		// added with its split
+	case spec.OpSplit:
+		var names []string
+		for _, br := range n.Branches {
+			names = append(names, br.Name)
+		}
+		split, outs := g.Split(n.Name, r.in(n, 0), names)
+		for i, br := range n.Branches {
+			r.out[br] = outs[i]
+		}
+		r.out[n] = split
+	case spec.OpMerge:
+		var ins []*topograph.Node
+		for i := range n.Inputs {
+			ins = append(ins, r.in(n, i))
+		}
+		r.out[n] = g.Add(n.Name, "merge", ins...)
+	case spec.OpRepartition:
+		_, r.out[n] = g.Repartition(n.Repartition.Name, n.Repartition.Partitions, r.in(n, 0))
+	case spec.OpToTable:
+		r.out[n] = g.Stateful(n.Name, "to_table", r.repartitioned(n, 0, n.Repartition), n.Store.Name)
+		r.store[n] = n.Store.Name
+	case spec.OpGroupByKey:
+		r.out[n] = r.repartitioned(n, 0, n.Repartition)
+	case spec.OpGroupBy:
+		op := "select_key"
+		if n.Inputs[0].Shape == spec.ShapeTable {
+			op = "table_group_by"
+		}
+		_, _, r.out[n] = g.GroupBy(n.Repartition.Name, op, r.in(n, 0))
+	case spec.OpWindowedBy:
+		r.out[n] = r.in(n, 0) // windowing adds no node
+	case spec.OpSuppress:
+		r.out[n] = g.Suppress(n.Suppress.Name, r.in(n, 0))
+	case spec.OpCount, spec.OpReduce, spec.OpAggregate:
+		r.out[n] = g.Stateful(n.Name, string(n.Op), r.in(n, 0), n.Store.Name)
+		r.store[n] = n.Store.Name
+	case spec.OpCogroup:
+		var ins []*topograph.Node
+		for _, c := range n.Cogroup {
+			ins = append(ins, r.out[c.Input])
+		}
+		r.out[n], _ = g.Cogroup(n.Name, "cogroup_aggregate", ins, n.Store.Name)
+		r.store[n] = n.Store.Name
+	case spec.OpJoin:
+		r.join(n)
+	case spec.OpProcess, spec.OpProcessValues:
+		var stores []string
+		for _, st := range n.Stores {
+			stores = append(stores, st.Name)
+		}
+		r.out[n] = g.Process(n.Name, string(n.Op), r.in(n, 0), stores)
+	default:
+		// A one-node operator: filter, map, flat_map, peek, foreach,
+		// to_stream... on a stream or a table.
+		r.out[n] = g.Add(n.Name, string(n.Op), r.in(n, 0))
+	}
 }
 
-// assignSubTopologies groups nodes connected by edges or shared stores.
-func (g *describeGraph) assignSubTopologies() {
-	sets := unionfind.New(len(g.nodes))
-	find, union := sets.Find, sets.Union
-	storeOwner := map[string]int{}
-	global := map[string]bool{} // a global table's store joins no sub-topology
-	for _, d := range g.nodes {
-		if d.global {
-			for _, s := range d.stores {
-				global[s] = true
-			}
-		}
-	}
-	for _, d := range g.nodes {
-		for _, c := range d.children {
-			union(d.order, c.order)
-		}
-		for _, s := range d.stores {
-			if global[s] && !d.global {
-				continue
-			}
-			if o, ok := storeOwner[s]; ok {
-				union(d.order, o)
-			} else {
-				storeOwner[s] = d.order
-			}
-		}
-	}
-	index := map[int]int{}
-	for _, d := range g.nodes {
-		r := find(d.order)
-		id, ok := index[r]
-		if !ok {
-			id = len(g.subs)
-			index[r] = id
-			g.subs = append(g.subs, nil)
-		}
-		d.sub = id
-		g.subs[id] = append(g.subs[id], d)
+// source replays a stream, table or global table source (topoGen.source).
+func (r *replay) source(n *spec.Node) {
+	t := n.Topic
+	topic := topograph.Topic{Name: t.Name, Partitions: t.Partitions}
+	switch t.Kind {
+	case spec.TopicTable:
+		r.out[n] = r.g.TableSource(n.Name, topic, t.Store.Name)
+		r.store[n] = t.Store.Name
+	case spec.TopicGlobalTable:
+		r.out[n] = r.g.GlobalTableSource(n.Name, topic, t.Store.Name)
+	default:
+		r.out[n] = r.g.Source(n.Name, topic)
 	}
 }
 
-// export converts the graph for the renderers, in sub-topology order.
-// Stores of table sources are left out: the text, which the generated
-// binary renders its pictures from, has never shown them (Kafka Streams
-// shows a source's topics only), and every format must agree.
-func (g *describeGraph) export() *topodesc.Graph {
-	out := &topodesc.Graph{Global: make([]bool, len(g.subs))}
-	for i, sub := range g.subs {
-		var ns []*topodesc.Node
-		for _, d := range sub {
-			out.Global[i] = out.Global[i] || d.global
-			n := &topodesc.Node{Name: d.name, Kind: d.kind, Topics: d.topics, Extractor: d.extractor}
-			if d.kind == "Processor" {
-				n.Stores = d.stores
-			}
-			for _, c := range d.children {
-				n.Children = append(n.Children, c.name)
-			}
-			sort.Strings(n.Children)
-			ns = append(ns, n)
-		}
-		out.Subs = append(out.Subs, ns)
+// sink replays To, or ToDynamic with the topics it may choose from
+// (topoGen.sink).
+func (r *replay) sink(prog *spec.Program, n *spec.Node) {
+	in := n.Inputs[0]
+	windowed := windowOf(in) != nil
+	if t := n.Sink.Topic; t != nil {
+		r.out[n] = r.g.Sink(n.Name, topograph.Topic{Name: t.Name, Windowed: windowed}, r.in(n, 0))
+		return
 	}
-	out.Order()
-	return out
+	var topics []topograph.Topic
+	for _, name := range dynamicTopics(prog, in) {
+		topics = append(topics, topograph.Topic{Name: name, Windowed: windowed})
+	}
+	r.out[n] = r.g.DynamicSink(n.Name, topics, r.in(n, 0))
 }
 
-// nodeStores lists the stores a node uses, in a fixed order.
-func nodeStores(n *spec.Node) []*spec.Store {
-	var out []*spec.Store
+// join replays a join of its shape after the repartitions of its sides
+// (topoGen.join).
+func (r *replay) join(n *spec.Node) {
+	j, g := n.Join, r.g
+	if j.Shape == spec.JoinStreamStream {
+		left := r.repartitioned(n, 0, j.ThisRepartition)
+		right := r.repartitioned(n, 1, j.OtherRepartition)
+		r.out[n] = g.StreamJoin(streamJoinName(n), left, right, j.Kind == spec.JoinLeft, j.Kind == spec.JoinOuter)
+		return
+	}
+	rp := j.ThisRepartition
+	if rp == nil {
+		rp = n.Repartition
+	}
+	left, right := r.repartitioned(n, 0, rp), r.in(n, 1)
+	lstore, rstore := r.store[n.Inputs[0]], r.store[n.Inputs[1]]
+	result := ""
 	if n.Store != nil {
-		out = append(out, n.Store)
+		result = n.Store.Name
 	}
-	out = append(out, n.Stores...)
-	if j := n.Join; j != nil {
-		if j.Shape == spec.JoinStreamTable && len(n.Inputs) > 1 && n.Inputs[1].Store != nil {
-			out = append(out, n.Inputs[1].Store) // the join looks the table up
-		}
-		for _, s := range []*spec.Store{j.ThisStore, j.OtherStore, j.OuterStore, j.SubscriptionStore} {
-			if s != nil {
-				out = append(out, s)
-			}
-		}
+	switch j.Shape {
+	case spec.JoinStreamTable:
+		r.out[n] = g.StreamTableJoin(joinName(n), left, right, rstore)
+	case spec.JoinStreamGlobal:
+		r.out[n] = g.StreamGlobalJoin(n.Name, left)
+	case spec.JoinTableTable:
+		r.out[n] = g.TableJoin(joinName(n), left, right, lstore, rstore, result)
+		r.store[n] = result
+	case spec.JoinForeignKey:
+		r.out[n] = g.ForeignKeyJoin(fkJoinName(n), left, right, lstore, rstore, result).Result
+		r.store[n] = result
 	}
-	return out
+}
+
+// joinName is the name a stream-table or table-table join is built with:
+// its own name when the step has one, which Kafka Streams names the join's
+// processors after, else the node's.
+func joinName(n *spec.Node) string {
+	if n.Join.Name != "" {
+		return n.Join.Name
+	}
+	return n.Name
+}
+
+// streamJoinName is the name a stream-stream join is built with: its
+// stores are <name>-this, <name>-other and <name>-outer.
+func streamJoinName(n *spec.Node) string { return strings.TrimSuffix(n.Join.ThisStore.Name, "-this") }
+
+// fkJoinName is the name a foreign-key join is built with: its
+// subscription store is <name>-subscriptions.
+func fkJoinName(n *spec.Node) string {
+	return strings.TrimSuffix(n.Join.SubscriptionStore.Name, "-subscriptions")
 }

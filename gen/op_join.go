@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/streamgen/streamgen/spec"
@@ -75,7 +73,7 @@ func (g *topoGen) joinStore(n *spec.Node) jen.Code {
 
 func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 	j, l, r := n.Join, n.Inputs[0], n.Inputs[1]
-	base := strings.TrimSuffix(j.ThisStore.Name, "-this")
+	base := streamJoinName(n)
 	var w keyed
 	if j.Before != 0 {
 		w.add("Before", durationLit(j.Before))
@@ -96,7 +94,7 @@ func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 }
 
 func (g *topoGen) joinStreamTable(n *spec.Node, left, right jen.Code) {
-	g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, jen.Lit(n.Name), joinKindLit(n.Join.Kind), g.joiner(n, n.Inputs[1].Value)))
+	g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, jen.Lit(joinName(n)), joinKindLit(n.Join.Kind), g.joiner(n, n.Inputs[1].Value)))
 }
 
 // joinStreamGlobal maps each left record to the global table's key; without
@@ -113,13 +111,13 @@ func (g *topoGen) joinStreamGlobal(n *spec.Node, left, right jen.Code) {
 }
 
 func (g *topoGen) joinTables(n *spec.Node, left, right jen.Code) {
-	g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, right, jen.Lit(n.Name), joinKindLit(n.Join.Kind),
+	g.assign(n, jen.Qual(pathSgstream, "JoinTables").Call(left, right, jen.Lit(joinName(n)), joinKindLit(n.Join.Kind),
 		g.joiner(n, n.Inputs[1].Value), g.joinStore(n), g.serde(n.Value, nil)))
 }
 
 func (g *topoGen) joinForeignKey(n *spec.Node, left, right jen.Code) {
 	j, l, r := n.Join, n.Inputs[0], n.Inputs[1]
-	base := strings.TrimSuffix(j.SubscriptionStore.Name, "-subscriptions")
+	base := fkJoinName(n)
 	fk := g.fn(n, j.ForeignKey, g.signature(spec.RoleForeignKey, l.Key, l.Value, r.Key, nil, nil))
 	var sd keyed
 	sd.add("Key", g.serde(l.Key, nil))

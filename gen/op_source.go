@@ -54,6 +54,19 @@ func (g *topoGen) extractor(name string, t *spec.Topic) {
 	)
 }
 
+// dynamicTopics are the topics a sink choosing its topic per record may
+// write: the declared topics of in's key and value types, sorted.
+func dynamicTopics(prog *spec.Program, in *spec.Node) []string {
+	var topics []string
+	for _, t := range prog.Topics {
+		if t.Key.Equal(in.Key) && t.Value.Equal(in.Value) {
+			topics = append(topics, t.Name)
+		}
+	}
+	sort.Strings(topics)
+	return topics
+}
+
 // sink emits To, or ToDynamic for a sink that chooses its topic per record
 // among the declared topics of its key and value types. A windowed key
 // serde partitions by the base key by itself (sgstream.WindowedKeySerde).
@@ -67,15 +80,8 @@ func (g *topoGen) sink(n *spec.Node) {
 		g.add(jen.Qual(pathSgstream, "To").Call(g.in(n, 0), jen.Lit(n.Name), jen.Lit(n.Sink.Topic.Name), conf))
 		return
 	}
-	var topics []string
-	for _, t := range g.prog.Topics {
-		if t.Key.Equal(in.Key) && t.Value.Equal(in.Value) {
-			topics = append(topics, t.Name)
-		}
-	}
-	sort.Strings(topics)
 	var lits []jen.Code
-	for _, t := range topics {
+	for _, t := range dynamicTopics(g.prog, in) {
 		lits = append(lits, jen.Lit(t))
 	}
 	f := g.fn(n, n.Sink.Chooser, g.signature(spec.RoleTopic, in.Key, in.Value, nil, nil, nil))

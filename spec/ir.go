@@ -494,6 +494,10 @@ type Join struct {
 	Pos   Pos
 	Kind  JoinKind
 	Shape JoinShape
+	// Name is the step's own name (its name: key), "" when it has none:
+	// Kafka Streams names a named join's processors after it (Joined.as,
+	// Named.as), where the node's Name is qualified by its pipeline.
+	Name string
 	// Stream-stream window: left.ts - Before <= right.ts <= left.ts + After.
 	Before time.Duration
 	After  time.Duration

@@ -68,7 +68,7 @@ func main() {
 	flag.IntVar(&o.show, "show", 3, "differing sequences to print per scenario")
 	flag.BoolVar(&o.shrink, "shrink", true, "shrink the first difference of each scenario to a minimal input")
 	flag.BoolVar(&o.verbose, "v", false, "print per-scenario progress")
-	flag.BoolVar(&o.describe, "describe", false, "fail when a scenario's describe differs from Kafka Streams' (the count is printed either way)")
+	flag.BoolVar(&o.describe, "describe", true, "fail when a scenario's describe differs from Kafka Streams' (the count is printed either way; -describe=false only counts)")
 	flag.Parse()
 	if o.quick && !flagSet("sequences") {
 		o.sequences = 20

@@ -157,7 +157,7 @@ func BuildTopology(b *sgstream.Builder) {
 		return value.UserID
 	})
 	ordersUsersRepartitioned := sgstream.Repartition(enrichOrdersSelectKey1, "orders-users", 0, serdes.String, serdes.Msgpack[Order]())
-	enrichOrdersOrdersUsers := sgstream.JoinStreamTable(ordersUsersRepartitioned, users, "enrich-orders.orders-users", sgstream.LeftJoin, Enrich)
+	enrichOrdersOrdersUsers := sgstream.JoinStreamTable(ordersUsersRepartitioned, users, "orders-users", sgstream.LeftJoin, Enrich)
 	countries := sgstream.GlobalTableSource(b, "countries", sgstream.SourceConfig[string, *Country]{
 		Topic: "countries",
 		Key:   serdes.String,

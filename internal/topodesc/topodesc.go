@@ -1,10 +1,9 @@
 // Package topodesc is the one renderer of topology descriptions: the text of
 // Kafka Streams' Topology#describe, a Mermaid flowchart and a Graphviz dot
 // graph. It imports only the standard library so that both the generator
-// (gen, which derives a Graph from the spec for `streamgen describe`) and
-// the runtime (sgstream, which exports the graph it really runs for a
-// generated binary's `describe`) use it. Both build a Graph and call Order,
-// which lays it out as Kafka Streams does; golden tests keep the two equal.
+// (`streamgen describe`) and the runtime (a generated binary's `describe`)
+// use it. Both get their Graph from internal/topograph's Graph.Describe,
+// which calls Order to lay it out as Kafka Streams does.
 package topodesc
 
 import (

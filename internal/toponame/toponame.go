@@ -61,11 +61,19 @@ func FKRegistrationTopic(join string) string { return join + RegistrationSuffix 
 // response topic (right to left, keyed by the left key).
 func FKResponseTopic(join string) string { return join + ResponseSuffix }
 
-// RepartitionSink and RepartitionSource are the nodes that write and read
-// back the repartition topic of name (Kafka Streams' "-sink" and "-source"
-// suffixes of a named repartition).
-func RepartitionSink(name string) string   { return name + "-sink" }
-func RepartitionSource(name string) string { return name + "-source" }
+// RepartitionFilter, RepartitionSink and RepartitionSource are the nodes
+// that write and read back the repartition topic of a stream's repartition
+// called name, as Kafka Streams' KStreamImpl names them after the topic's
+// raw name: the filter (which passes every record), the sink and the source.
+func RepartitionFilter(name string) string { return Repartition(name) + "-filter" }
+func RepartitionSink(name string) string   { return Repartition(name) + "-sink" }
+func RepartitionSource(name string) string { return Repartition(name) + "-source" }
+
+// TableRepartitionSink and TableRepartitionSource are the nodes of a
+// table's group_by repartition called name (Kafka Streams' KGroupedTable:
+// "<name>-sink" and "<name>-source", without a filter).
+func TableRepartitionSink(name string) string   { return name + "-sink" }
+func TableRepartitionSource(name string) string { return name + "-source" }
 
 // SuppressStore is the buffer store of the suppression called name.
 func SuppressStore(name string) string { return name + "-store" }

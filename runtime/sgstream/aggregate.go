@@ -46,8 +46,9 @@ func RepartitionAs(name string) GroupOpt {
 // GroupBy selects a new key and groups by it, always through the
 // repartition topic <app id>-<name>-repartition (KStream#groupBy).
 func GroupBy[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2, key serdes.Serde[K2], value serdes.Serde[V]) GroupedStream[K2, V] {
-	sel := SelectKey(s, name, fn)
-	return GroupedStream[K2, V]{Stream: Repartition(sel, name, 0, key, value), Key: key, Value: value}
+	selInfo, sink, source := s.b.g.GroupBy(name, "select_key", s.info)
+	sel := selectKeyOn(s, selInfo, fn)
+	return GroupedStream[K2, V]{Stream: repartitionThrough(sel, sink, source, key, value), Key: key, Value: value}
 }
 
 // GroupByTable re-groups a table by a new key (KTable#groupBy with
@@ -59,7 +60,8 @@ func GroupBy[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) 
 // value are not sent.
 func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, value V) (K2, V2), key serdes.Serde[K2], value serdes.Serde[V2]) GroupedTable[K2, V2] {
 	SendOldValues(t)
-	mapped, next := NewStream[K2, Change[V2]](t.b, t.b.AddNode(name, "table_group_by", t.info))
+	selInfo, sink, source := t.b.g.GroupBy(name, "table_group_by", t.info)
+	mapped, next := NewStream[K2, Change[V2]](t.b, selInfo)
 	var kbufOld, kbufNew []byte
 	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
 		if r.KeyNull {
@@ -100,7 +102,7 @@ func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, v
 		}
 		return nil
 	}))
-	rs := Repartition(mapped, name, 0, key, ChangeSerde[V2]{Inner: value})
+	rs := repartitionThrough(mapped, sink, source, key, ChangeSerde[V2]{Inner: value})
 	g, in := NewGroupedTable[K2, V2](t.b, rs.Info(), key, value)
 	rs.To(in)
 	return g
@@ -178,10 +180,12 @@ func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
 	return c, err
 }
 
-// aggStore declares an aggregation's key-value store (logged, Pebble
-// unless the driver or engine runs in memory).
-func aggStore(b *Builder, info *NodeInfo, store string) {
-	b.AddStore(info, aggStoreSpec(store))
+// aggNode lays out an aggregation's node and declares its key-value store
+// (logged, Pebble unless the driver or engine runs in memory).
+func aggNode(b *Builder, name, op string, from *NodeInfo, store string) *NodeInfo {
+	info := b.g.Stateful(name, op, from, store)
+	b.declareStore(aggStoreSpec(store))
+	return info
 }
 
 func aggStoreSpec(store string) StoreSpec {
@@ -230,8 +234,7 @@ func aggregateStep[K, V, A any](init func() A, agg func(K, V, A) A) func(K, V, A
 // new aggregate from the record and the old aggregate (found false: none).
 func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, V, A, bool) A) Table[K, A] {
 	b := g.Stream.b
-	info := b.AddNode(name, op, g.Stream.info)
-	aggStore(b, info, store)
+	info := aggNode(b, name, op, g.Stream.info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
@@ -362,8 +365,7 @@ func AggregateTable[K, V, A any](g GroupedTable[K, V], name, store string, init 
 
 func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, Change[V], A, bool, int64, int64) (A, bool, int64)) Table[K, A] {
 	b := g.b
-	info := b.AddNode(name, op, g.info)
-	aggStore(b, info, store)
+	info := aggNode(b, name, op, g.info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
@@ -443,15 +445,15 @@ func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], a
 // writing the store spec, and the merge node name that passes their
 // updates on (Kafka's KTablePassThrough) and which the table hangs off.
 func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *NodeInfo, names []string) {
-	var infos []*NodeInfo
+	inputs := make([]*NodeInfo, len(c.inputs))
 	for i, in := range c.inputs {
-		n := fmt.Sprintf("%s-cogroup-agg-%d", name, i)
-		info := c.b.AddNode(n, op, in.info)
-		c.b.AddStore(info, spec)
-		infos, names = append(infos, info), append(names, n)
+		inputs[i] = in.info
 	}
-	merge = c.b.AddNode(name, "cogroup_merge", infos...)
-	c.b.UseStore(merge, spec.Name)
+	merge, aggs := c.b.g.Cogroup(name, op, inputs, spec.Name)
+	c.b.declareStore(spec)
+	for _, a := range aggs {
+		names = append(names, a.Name)
+	}
 	return merge, names
 }
 

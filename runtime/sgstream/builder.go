@@ -5,29 +5,15 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/internal/toponame"
-	"github.com/streamgen/streamgen/internal/unionfind"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
-// NodeInfo describes one node of the graph. It is what the builder learns
-// about a node regardless of its Go types: enough to compute sub-topologies,
-// assign tasks, open stores and name things in errors.
-type NodeInfo struct {
-	ID      int
-	Name    string
-	Op      string
-	Parents []int
-	// Peers are nodes this one must run in the same task with although no
-	// record flows between them: a foreign-key join's processors that look
-	// the other side's table up. They join sub-topologies as parents do but
-	// are no edge of the description.
-	Peers  []int
-	Reads  []string // topics a source node reads
-	Writes []string // topics a sink node writes
-	Stores []string // stores the node uses
-	Sub    int      // sub-topology index, set when the topology is finalised
-}
+// NodeInfo describes one node of the graph: the structural node of
+// internal/topograph, the one model the runtime, describe and the
+// generator share.
+type NodeInfo = topograph.Node
 
 // StoreKind is the shape of a store.
 type StoreKind int
@@ -61,37 +47,29 @@ type StoreSpec struct {
 	Cached bool
 }
 
-// TopicRole says why the topology touches a topic.
-type TopicRole int
+// TopicRole says why the topology touches a topic (topograph.TopicRole).
+type TopicRole = topograph.TopicRole
 
 const (
-	TopicExternal    TopicRole = iota // declared in the spec
-	TopicRepartition                  // <app id>-<name>-repartition
-	TopicChangelog                    // <app id>-<store>-changelog
-	TopicInternal                     // other internal topics (foreign-key joins)
-	TopicGlobal                       // read as a global table by a global task
+	TopicExternal    = topograph.TopicExternal    // declared in the spec
+	TopicRepartition = topograph.TopicRepartition // <app id>-<name>-repartition
+	TopicChangelog   = topograph.TopicChangelog   // <app id>-<store>-changelog
+	TopicInternal    = topograph.TopicInternal    // other internal topics (foreign-key joins)
+	TopicGlobal      = topograph.TopicGlobal      // read as a global table by a global task
 )
 
 // TopicSpec describes a topic the topology reads or writes.
-type TopicSpec struct {
-	Name       string
-	Role       TopicRole
-	Partitions int // 0 = not fixed
-	// Windowed is set when keys written to the topic are windowed (their
-	// partition is chosen from the base key, as Kafka Streams'
-	// WindowedStreamPartitioner does).
-	Windowed bool
-}
+type TopicSpec = topograph.Topic
 
 // Builder collects the nodes of a topology. Generated code receives one
 // from the runtime and calls the operator functions with it.
 type Builder struct {
-	appID   string
-	task    *Task // nil while the topology is only being described
-	nodes   []*NodeInfo
-	byName  map[string]*NodeInfo
+	appID string
+	task  *Task // nil while the topology is only being described
+	// g is the structural graph: nodes, their stores and topics. The
+	// operators lay their nodes out through it (topograph's layouts).
+	g       *topograph.Graph
 	stores  map[string]*StoreSpec
-	topics  map[string]*TopicSpec
 	sources map[string]*sourceEntry
 	inits   []nodeInit
 	errs    []error
@@ -120,9 +98,8 @@ func newBuilder(appID string, t *Task) *Builder {
 	return &Builder{
 		appID:   appID,
 		task:    t,
-		byName:  map[string]*NodeInfo{},
+		g:       topograph.New(appID),
 		stores:  map[string]*StoreSpec{},
-		topics:  map[string]*TopicSpec{},
 		sources: map[string]*sourceEntry{},
 	}
 }
@@ -136,56 +113,41 @@ func (b *Builder) AppID() string { return b.appID }
 func (b *Builder) Task() *Task { return b.task }
 
 // AddNode registers a node and returns its info. Names are unique; a
-// duplicate is recorded as a build error (generated code never makes one).
+// duplicate is a build error (generated code never makes one).
 func (b *Builder) AddNode(name, op string, parents ...*NodeInfo) *NodeInfo {
-	n := &NodeInfo{ID: len(b.nodes), Name: name, Op: op}
-	for _, p := range parents {
-		if p != nil {
-			n.Parents = append(n.Parents, p.ID)
-		}
-	}
-	if _, dup := b.byName[name]; dup {
-		b.Errorf("duplicate node name %q", name)
-	}
-	b.nodes = append(b.nodes, n)
-	b.byName[name] = n
-	return n
+	return b.g.Add(name, op, parents...)
 }
+
+// Graph is the structural graph being built, for operators that lay out
+// their nodes with topograph.
+func (b *Builder) Graph() *topograph.Graph { return b.g }
 
 // AddStore declares a store used by node n. A store may be shared by
 // several nodes (a join's two sides, a table and its value getters); those
 // nodes then belong to one sub-topology.
 func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
+	b.declareStore(spec)
+	b.g.Use(n, spec.Name)
+}
+
+// declareStore records the spec of a store whose use the graph already
+// knows (a layout recorded it), or that no node uses yet (AddStateStore).
+func (b *Builder) declareStore(spec StoreSpec) {
 	if old, ok := b.stores[spec.Name]; ok {
 		if old.Kind != spec.Kind {
 			b.Errorf("store %q declared twice with different kinds", spec.Name)
 		}
-	} else {
-		s := spec
-		b.stores[spec.Name] = &s
+		return
 	}
-	n.Stores = append(n.Stores, spec.Name)
+	s := spec
+	b.stores[spec.Name] = &s
 }
 
 // UseStore records that node n reads a store declared elsewhere.
-func (b *Builder) UseStore(n *NodeInfo, name string) { n.Stores = append(n.Stores, name) }
+func (b *Builder) UseStore(n *NodeInfo, name string) { b.g.Use(n, name) }
 
 // AddTopic declares a topic (merging what is known about it).
-func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec {
-	if old, ok := b.topics[spec.Name]; ok {
-		if spec.Partitions != 0 {
-			old.Partitions = spec.Partitions
-		}
-		old.Windowed = old.Windowed || spec.Windowed
-		if spec.Role != TopicExternal {
-			old.Role = spec.Role
-		}
-		return old
-	}
-	s := spec
-	b.topics[spec.Name] = &s
-	return &s
-}
+func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec { return b.g.AddTopic(spec) }
 
 // RepartitionTopic is the full name of the repartition topic called name.
 func (b *Builder) RepartitionTopic(name string) string {
@@ -206,7 +168,7 @@ func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *Task, raw
 	if _, dup := b.sources[topic]; dup {
 		b.Errorf("topic %q is read by two source nodes", topic)
 	}
-	n.Reads = append(n.Reads, topic)
+	b.g.Read(n, topic)
 	b.sources[topic] = &sourceEntry{node: n.ID, topic: topic, process: process}
 }
 
@@ -219,6 +181,7 @@ func (b *Builder) Errorf(format string, args ...any) {
 type Topology struct {
 	appID  string
 	build  func(*Builder)
+	graph  *topograph.Graph
 	nodes  []*NodeInfo
 	subs   []*SubTopology
 	stores map[string]*StoreSpec
@@ -226,13 +189,8 @@ type Topology struct {
 }
 
 // SubTopology is a connected part of the graph; Kafka Streams runs one task
-// per sub-topology and partition.
-type SubTopology struct {
-	ID     int
-	Nodes  []int
-	Topics []string // source topics, sorted
-	Stores []string // sorted
-}
+// per sub-topology and partition (topograph.Sub).
+type SubTopology = topograph.Sub
 
 // NewTopology runs build once to learn the topology's structure and
 // validates it.
@@ -242,11 +200,11 @@ func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
 	}
 	b := newBuilder(appID, nil)
 	build(b)
-	if len(b.errs) > 0 {
-		return nil, joinErrors(b.errs)
+	if errs := b.buildErrors(); len(errs) > 0 {
+		return nil, joinErrors(errs)
 	}
-	tp := &Topology{appID: appID, build: build, nodes: b.nodes, stores: b.stores, topics: b.topics}
-	tp.subs = computeSubTopologies(b)
+	tp := &Topology{appID: appID, build: build, graph: b.g, nodes: b.g.Nodes, stores: b.stores, topics: b.g.Topics}
+	tp.subs = b.g.Finalise()
 	return tp, nil
 }
 
@@ -287,59 +245,13 @@ func (tp *Topology) SubTopologyOf(topic string) *SubTopology {
 	return nil
 }
 
-// computeSubTopologies groups nodes connected by parent edges or shared
-// stores, numbering the groups in order of their first node (Kafka Streams
-// numbers sub-topologies in the order their sources were added).
-func computeSubTopologies(b *Builder) []*SubTopology {
-	sets := unionfind.New(len(b.nodes))
-	find, union := sets.Find, sets.Union
-	storeOwner := map[string]int{}
-	for _, n := range b.nodes {
-		for _, p := range n.Parents {
-			union(n.ID, p)
-		}
-		for _, p := range n.Peers {
-			union(n.ID, p)
-		}
-		for _, s := range n.Stores {
-			if o, ok := storeOwner[s]; ok {
-				union(n.ID, o)
-			} else {
-				storeOwner[s] = n.ID
-			}
-		}
+// buildErrors are the graph's structural errors and the operators' own.
+func (b *Builder) buildErrors() []error {
+	var errs []error
+	for _, err := range b.g.Errs {
+		errs = append(errs, fmt.Errorf("streamgen: topology: %w", err))
 	}
-	index := map[int]*SubTopology{}
-	var subs []*SubTopology
-	for _, n := range b.nodes {
-		r := find(n.ID)
-		s, ok := index[r]
-		if !ok {
-			s = &SubTopology{ID: len(subs)}
-			index[r] = s
-			subs = append(subs, s)
-		}
-		n.Sub = s.ID
-		s.Nodes = append(s.Nodes, n.ID)
-		s.Topics = append(s.Topics, n.Reads...)
-		s.Stores = append(s.Stores, n.Stores...)
-	}
-	for _, s := range subs {
-		sort.Strings(s.Topics)
-		s.Stores = dedupSorted(s.Stores)
-	}
-	return subs
-}
-
-func dedupSorted(in []string) []string {
-	sort.Strings(in)
-	out := in[:0]
-	for i, s := range in {
-		if i == 0 || s != in[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
+	return append(errs, b.errs...)
 }
 
 // Stream is a typed handle on a KStream while the topology is built.

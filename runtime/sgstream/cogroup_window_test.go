@@ -184,7 +184,7 @@ func TestCogroupWindowedStoreAndNodes(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s:%s:%v", n.Name, n.Op, n.Stores))
 		}
 	}
-	want := "cg-cogroup-agg-0:cogroup_window_aggregate:[cg-store] cg-cogroup-agg-1:cogroup_window_aggregate:[cg-store] cg:cogroup_merge:[cg-store]"
+	want := "cg-cogroup-agg-0:cogroup_window_aggregate:[cg-store] cg-cogroup-agg-1:cogroup_window_aggregate:[cg-store] cg:cogroup_merge:[]"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("nodes = %q, want %q", got, want)
 	}

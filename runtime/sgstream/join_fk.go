@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
@@ -199,33 +200,17 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	// skip updates that stay filtered out.
 	SendOldValues(l)
 	SendOldValues(r)
-	b.AddTopic(TopicSpec{Name: j.regTopic, Role: TopicInternal})
-	b.AddTopic(TopicSpec{Name: j.respTopic, Role: TopicInternal})
-
-	// Left side: subscription send, then the registration sink.
-	sendInfo := b.AddNode(name+toponame.FKRegistrationProcessor, "fk_subscription_send", l.info)
-	regSink := b.AddNode(name+toponame.FKRegistrationSink, OpSink, sendInfo)
-	regSink.Writes = append(regSink.Writes, j.regTopic)
+	// The nodes: on the left, subscription send and the registration
+	// sink; on the right, receive a subscription and join it with the right
+	// table, and the foreign join of right-table updates with their
+	// subscribers; on the left again, resolve responses into the result.
+	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.StoreName(), r.StoreName(), store)
+	b.declareStore(StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
 	l.To(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
-
-	// Right side: receive a subscription, join it with the right table;
-	// and the foreign join of right-table updates with their subscribers.
-	regSource := b.AddNode(name+toponame.FKRegistrationSource, "source")
-	recvInfo := b.AddNode(name+toponame.FKReceive, "fk_subscription_receive", regSource)
-	b.AddStore(recvInfo, StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
-	joinInfo := b.AddNode(name+toponame.FKJoinForeign, "fk_subscription_join", recvInfo)
-	joinInfo.Peers = append(joinInfo.Peers, r.info.ID)
-	if st := r.StoreName(); st != "" {
-		b.UseStore(joinInfo, st)
-	}
-	foreignInfo := b.AddNode(name+toponame.FKForeignJoin, "fk_foreign_join", r.info)
-	b.UseStore(foreignInfo, j.subStore)
-	respSink := b.AddNode(name+toponame.FKResponseSink, OpSink, joinInfo, foreignInfo)
-	respSink.Writes = append(respSink.Writes, j.respTopic)
 
 	recv := &fkSubscriptionReceive[K, V1, KO, V2, VR]{j: j, join: fkSubscriptionJoinForeign[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}}
 	foreign := &fkForeignJoin[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}
-	b.OnInit(recvInfo, func(tk *Task) error {
+	b.OnInit(nodes.Receive, func(tk *Task) error {
 		subs, err := fkStore(tk, j.subStore)
 		if err != nil {
 			return err
@@ -234,36 +219,28 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 		recv.join.rg, err = rf(tk)
 		return err
 	})
-	b.AddSource(regSource, j.regTopic, recv.Process)
+	b.AddSource(nodes.RegSource, j.regTopic, recv.Process)
 	r.To(foreign)
 
-	// Left side again: resolve responses into the result table.
-	respSource := b.AddNode(name+toponame.FKResponseSource, "source")
-	resolverInfo := b.AddNode(name+toponame.FKResponseResolver, "fk_response_join", respSource)
-	resolverInfo.Peers = append(resolverInfo.Peers, l.info.ID)
-	if st := l.StoreName(); st != "" {
-		b.UseStore(resolverInfo, st)
-	}
-	resultInfo := b.AddNode(name+"-result", "fk_join_result", resolverInfo)
 	res := &fkResponseResolver[K, V1, KO, V2, VR]{j: j}
 	var getter func(*Task) (ValueGetter[K, VR], error)
 	if store != "" {
 		if sd.Result == nil {
 			b.Errorf("join %q: a materialized join needs the result value serde", name)
 		}
-		b.AddStore(resultInfo, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
 		getter = storeGetter(store, sd.Key, sd.Result)
 	}
-	out, next := NewTable(b, resultInfo, getter, store, sd.Key, sd.Result)
+	out, next := NewTable(b, nodes.Result, getter, store, sd.Key, sd.Result)
 	res.result = fkResult[K, VR]{next: next, self: out.old}
-	b.OnInit(resolverInfo, func(tk *Task) (err error) {
+	b.OnInit(nodes.Resolver, func(tk *Task) (err error) {
 		res.lg, err = lf(tk)
 		return err
 	})
 	if store != "" {
-		b.OnInit(resultInfo, func(tk *Task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
+		b.OnInit(nodes.Result, func(tk *Task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
 	}
-	b.AddSource(respSource, j.respTopic, res.Process)
+	b.AddSource(nodes.RespSource, j.respTopic, res.Process)
 	return out
 }
 
@@ -290,7 +267,7 @@ func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name stri
 		name:      name,
 		regTopic:  b.InternalTopic(toponame.FKRegistrationTopic(name)),
 		respTopic: b.InternalTopic(toponame.FKResponseTopic(name)),
-		subStore:  name + "-subscriptions",
+		subStore:  topograph.FKSubscriptionStore(name),
 		leftJoin:  kind == LeftJoin,
 		task:      b.task,
 		sd:        sd,

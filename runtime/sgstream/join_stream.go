@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -70,7 +71,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 
 func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner func(K, V1, V2) VR, sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
 	b := left.b
-	info := b.AddNode(name, "join", left.info, right.info)
+	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
 		b.Errorf("join %q: %v", name, err)
 	}
@@ -80,7 +81,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	if sd.Key == nil || sd.Left == nil || sd.Right == nil {
 		b.Errorf("join %q: stream-stream joins need key, left and right serdes", name)
 	}
-	thisName, otherName, outerName := name+"-this", name+"-other", name+"-outer"
+	thisName, otherName, outerName := topograph.StreamJoinStores(name, true)
 	window := func(store string) StoreSpec {
 		s := StoreSpec{Name: store, Kind: WindowStore, Logged: true, RetainDuplicates: true,
 			WindowSize: w.Size(), Retention: w.StoreRetention()}
@@ -90,14 +91,14 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		return s
 	}
 	thisSpec := window(thisName)
-	b.AddStore(info, thisSpec)
-	b.AddStore(info, window(otherName))
+	b.declareStore(thisSpec)
+	b.declareStore(window(otherName))
 	if kind != InnerJoin {
 		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}
-		b.AddStore(info, s)
+		b.declareStore(s)
 	}
 
 	out, next := NewStream[K, VR](b, info)

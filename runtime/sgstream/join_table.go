@@ -23,16 +23,13 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 	b := s.b
 	// The table is a parent so that the join runs in the table's
 	// sub-topology, where the stores its getter reads are open.
-	info := b.AddNode(name, "join", s.info, t.info)
+	info := b.g.StreamTableJoin(name, s.info, t.info, t.StoreName())
 	if kind != InnerJoin && kind != LeftJoin {
 		b.Errorf("join %q: a stream-table join is inner or left, not %v", name, kind)
 	}
 	factory := t.Getter()
 	if factory == nil {
 		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
-	}
-	if st := t.StoreName(); st != "" {
-		b.UseStore(info, st)
 	}
 	out, next := NewStream[K, VR](b, info)
 	var g ValueGetter[K, V2]
@@ -71,7 +68,7 @@ func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2,
 	b := s.b
 	// The global store is reached through Task.GlobalStore; declaring it
 	// here would merge this sub-topology with the global one.
-	info := b.AddNode(name, "join", s.info)
+	info := b.g.StreamGlobalJoin(name, s.info)
 	if kind != InnerJoin && kind != LeftJoin {
 		b.Errorf("join %q: a stream-global-table join is inner or left, not %v", name, kind)
 	}
@@ -134,7 +131,7 @@ type tableJoin[K, V1, V2, VR any] struct {
 
 func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
 	b := l.b
-	info := b.AddNode(name, "join", l.info, r.info)
+	info := b.g.TableJoin(name, l.info, r.info, l.StoreName(), r.StoreName(), store)
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
 		b.Errorf("join %q: unknown join kind %v", name, kind)
 	}
@@ -144,11 +141,6 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 	}
 	if f2 == nil {
 		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
-	}
-	for _, st := range []string{l.StoreName(), r.StoreName()} {
-		if st != "" {
-			b.UseStore(info, st)
-		}
 	}
 	// Kafka's doJoin: the outer sides send old values so that a deleted
 	// row can be told from one that never existed.
@@ -163,7 +155,7 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 		if value == nil {
 			b.Errorf("join %q: a materialized join needs the result value serde", name)
 		}
-		b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
 		getter = storeGetter(store, l.Key, value)
 	} else if f1 != nil && f2 != nil {
 		getter = func(tk *Task) (ValueGetter[K, VR], error) {

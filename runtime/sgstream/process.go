@@ -106,16 +106,7 @@ func (c *ProcessorContext[KOut, VOut]) TaskID() TaskID { return c.t.ID }
 // store of the spec's `stores:` section, used by process steps, built-in
 // (spec.Kind) or user-written (spec.Custom). Steps that use it list its
 // name (Process's stores).
-func AddStateStore(b *Builder, spec StoreSpec) {
-	if old, ok := b.stores[spec.Name]; ok {
-		if old.Kind != spec.Kind {
-			b.Errorf("store %q declared twice with different kinds", spec.Name)
-		}
-		return
-	}
-	s := spec
-	b.stores[spec.Name] = &s
-}
+func AddStateStore(b *Builder, spec StoreSpec) { b.declareStore(spec) }
 
 // Process runs a user processor on every record (KStream#process). The
 // processor may change the key, so generated code repartitions before a
@@ -150,10 +141,9 @@ func ProcessValues[K, VIn, VOut any](s Stream[K, VIn], name string, ctor func() 
 const noRecord = -1 << 63
 
 func process[KIn, VIn, KOut, VOut any](s Stream[KIn, VIn], name, op string, ctor func() Processor[KIn, VIn, KOut, VOut], stores []string, fixed func(cur *Record[KIn, VIn]) func(Record[KOut, VOut]) error) Stream[KOut, VOut] {
-	info := s.b.AddNode(name, op, s.info)
+	info := s.b.g.Process(name, op, s.info, stores)
 	declared := map[string]bool{}
 	for _, st := range stores {
-		s.b.UseStore(info, st)
 		declared[st] = true
 	}
 	out, next := NewStream[KOut, VOut](s.b, info)

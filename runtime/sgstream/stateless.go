@@ -21,8 +21,13 @@ type SourceConfig[K, V any] struct {
 
 // Source reads a topic as a stream.
 func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K, V] {
-	info := b.AddNode(name, "source")
-	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	info := b.g.Source(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	return readSource(b, info, cfg)
+}
+
+// readSource makes info, a source node of the graph, read and decode
+// cfg.Topic.
+func readSource[K, V any](b *Builder, info *NodeInfo, cfg SourceConfig[K, V]) Stream[K, V] {
 	s, out := NewStream[K, V](b, info)
 	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
@@ -137,7 +142,12 @@ func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, val
 
 // SelectKey replaces the key.
 func SelectKey[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2) Stream[K2, V] {
-	out, next := NewStream[K2, V](s.b, s.b.AddNode(name, "select_key", s.info))
+	return selectKeyOn(s, s.b.AddNode(name, "select_key", s.info), fn)
+}
+
+// selectKeyOn runs the key selection fn as node info.
+func selectKeyOn[K, V, K2 any](s Stream[K, V], info *NodeInfo, fn func(key K, value V) K2) Stream[K2, V] {
+	out, next := NewStream[K2, V](s.b, info)
 	kn := newNullTest[K2]()
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		k := fn(r.Key, r.Value)
@@ -176,14 +186,18 @@ type Branch[K, V any] struct {
 // records that match none go to the default branch, or are dropped when
 // there is none (Kafka Streams' split().branch()...).
 func Split[K, V any](s Stream[K, V], name string, branches []Branch[K, V]) []Stream[K, V] {
-	info := s.b.AddNode(name, "split", s.info)
+	names := make([]string, len(branches))
+	for i, br := range branches {
+		names[i] = br.Name
+	}
+	_, infos := s.b.g.Split(name, s.info, names)
 	outs := make([]Stream[K, V], len(branches))
 	nexts := make([]Node[K, V], len(branches))
 	for i, br := range branches {
 		if br.Pred == nil && i != len(branches)-1 {
 			s.b.Errorf("split %q: default branch %q must be last", name, br.Name)
 		}
-		outs[i], nexts[i] = NewStream[K, V](s.b, s.b.AddNode(br.Name, "branch", info))
+		outs[i], nexts[i] = NewStream[K, V](s.b, infos[i])
 	}
 	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
 		for i, br := range branches {
@@ -235,22 +249,20 @@ func (cfg SinkConfig[K, V]) windowedKey() WindowedKeySerde[K] {
 
 // To writes the stream to a topic.
 func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
-	info := s.b.AddNode(name, "sink", s.info)
-	info.Writes = append(info.Writes, topic)
-	s.b.AddTopic(TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil})
+	s.b.g.Sink(name, TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil}, s.info)
 	s.To(newSink(s.b, topic, nil, cfg))
 }
 
 // ToDynamic writes each record to the topic choose returns; the topic must
 // be one of allowed (the topics the spec declares).
 func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V) string, allowed []string, cfg SinkConfig[K, V]) {
-	info := s.b.AddNode(name, OpDynamicSink, s.info)
 	ok := map[string]bool{}
-	for _, t := range allowed {
+	topics := make([]TopicSpec, len(allowed))
+	for i, t := range allowed {
 		ok[t] = true
-		info.Writes = append(info.Writes, t)
-		s.b.AddTopic(TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil})
+		topics[i] = TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil}
 	}
+	s.b.g.DynamicSink(name, topics, s.info)
 	s.To(newSink(s.b, "", func(k K, v V) (string, error) {
 		t := choose(k, v)
 		if !ok[t] {
@@ -308,12 +320,17 @@ func (s *sink[K, V]) Process(r Record[K, V]) error {
 // by their current key (Kafka Streams' repartition()). partitions 0 means as
 // many as the source topics.
 func Repartition[K, V any](s Stream[K, V], name string, partitions int, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
-	topic := s.b.RepartitionTopic(name)
-	sinkInfo := s.b.AddNode(name+"-sink", "sink", s.info)
-	sinkInfo.Writes = append(sinkInfo.Writes, topic)
-	s.b.AddTopic(TopicSpec{Name: topic, Role: TopicRepartition, Partitions: partitions})
+	sink, source := s.b.g.Repartition(name, partitions, s.info)
+	return repartitionThrough(s, sink, source, key, value)
+}
+
+// repartitionThrough writes s through the repartition sink and reads it
+// back from source, the nodes of a repartition layout.
+func repartitionThrough[K, V any](s Stream[K, V], sink, source *NodeInfo, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
+	topic := sink.Writes[0]
 	s.To(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
-	return Source(s.b, name+"-source", SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: partitions, Role: TopicRepartition})
+	t := s.b.g.Topics[topic]
+	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, Role: TopicRepartition})
 }
 
 // nonNil keeps an empty encoding distinct from null, which Kafka records

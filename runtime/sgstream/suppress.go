@@ -64,7 +64,7 @@ func WindowEnd[K any](key Windowed[K], _ int64) int64 { return key.End }
 // store when the task initialises.
 func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTime func(key K, ts int64) int64) Table[K, V] {
 	b := t.b
-	info := b.AddNode(name, "suppress", t.info)
+	info := b.g.Suppress(name, t.info)
 	if cfg.UntilWindowCloses && cfg.EmitEarlyWhenFull {
 		b.Errorf("suppress %q: until window closes needs a strict buffer (shut down when full), not emit early", name)
 	}
@@ -73,7 +73,7 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	}
 	// The buffer's store is <name>-store, as Kafka Streams names a named
 	// suppression's store, so its changelog is <app id>-<name>-store-changelog.
-	b.AddStore(info, StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true})
+	b.declareStore(StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true})
 	SendOldValues(t)
 	p := &suppressor[K, V]{name: name, cfg: cfg, bufferTime: bufferTime, key: t.Key, value: t.Value}
 	if cfg.UntilWindowCloses {

@@ -39,9 +39,8 @@ func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendO
 // carrying the value it replaced. The store is logged; its changelog is
 // <app id>-<store>-changelog.
 func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
-	info := b.AddNode(name, "table_source")
-	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
-	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
+	info := b.g.TableSource(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions}, store)
+	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
 	up := &tableUpserter[K, V]{out: out}
 	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
@@ -60,8 +59,8 @@ func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], stor
 // deletes it, a null key is dropped. When the key changed upstream,
 // generated code repartitions first (Repartition), as toTable does.
 func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], value serdes.Serde[V]) Table[K, V] {
-	info := s.b.AddNode(name, "to_table", s.info)
-	s.b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
+	info := s.b.g.Stateful(name, "to_table", s.info, store)
+	s.b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(s.b, info, storeGetter(store, key, value), store, key, value)
 	up := &tableUpserter[K, V]{out: out}
 	s.b.OnInit(info, func(t *Task) error { return up.init(t, store, key, value) })
@@ -136,9 +135,8 @@ type GlobalTable[K, V any] struct {
 // GlobalTableSource reads a topic as a global table materialized in store.
 // Null keys are dropped and null values delete; nothing is forwarded.
 func GlobalTableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) GlobalTable[K, V] {
-	info := b.AddNode(name, "global_table_source")
-	b.AddTopic(TopicSpec{Name: cfg.Topic, Role: TopicGlobal, Partitions: cfg.Partitions})
-	b.AddStore(info, StoreSpec{Name: store, Kind: KeyValueStore})
+	info := b.g.GlobalTableSource(name, TopicSpec{Name: cfg.Topic, Partitions: cfg.Partitions}, store)
+	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore})
 	up := &tableUpserter[K, V]{out: &fanout[K, Change[V]]{}}
 	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
 	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {

@@ -224,7 +224,7 @@ func (t *Task) Init() error {
 			continue
 		}
 		if err := in.fn(t); err != nil {
-			return fmt.Errorf("streamgen: task %s: init node %q: %w", t.ID, t.b.nodes[in.node].Name, err)
+			return fmt.Errorf("streamgen: task %s: init node %q: %w", t.ID, t.b.g.Nodes[in.node].Name, err)
 		}
 	}
 	t.inited = true

@@ -17,8 +17,8 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 		b.Errorf("session aggregate %q: a merger is required", name)
 	}
 	a := newSessionAgg[K, VA](s.Windows, store, emit, g.Key, opts)
-	info := b.AddNode(name, "session_window_aggregate", g.Stream.info)
-	b.AddStore(info, a.spec)
+	info := b.g.Stateful(name, "session_window_aggregate", g.Stream.info, a.spec.Name)
+	b.declareStore(a.spec)
 	table := a.table(b, info, aggSerde)
 	if b.task != nil {
 		g.Stream.To(sessionProcessor(a, b.task, name, f))

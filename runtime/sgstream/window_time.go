@@ -13,8 +13,8 @@ func windowedAggregate[K, V, VA any](w TimeWindowedStream[K, V], name, store str
 	g := w.Grouped
 	b := g.Stream.b
 	a := newWindowAgg(b, name, store, w.Time, w.Sliding, emit, g.Key, aggSerde, opts)
-	info := b.AddNode(name, a.op, g.Stream.info)
-	b.AddStore(info, a.spec)
+	info := b.g.Stateful(name, a.op, g.Stream.info, a.spec.Name)
+	b.declareStore(a.spec)
 	table := a.table(b, info, aggSerde)
 	if b.task != nil {
 		g.Stream.To(windowProcessor(a, b.task, name, f))
