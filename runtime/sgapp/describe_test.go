@@ -25,16 +25,19 @@ const testDescription = `Topologies:
     Source: in (topics: [in])
       --> upper
     Processor: upper (stores: [])
-      --> by-key-sink
+      --> by-key-repartition-filter
       <-- in
-    Sink: by-key-sink (topic: by-key-repartition)
+    Processor: by-key-repartition-filter (stores: [])
+      --> by-key-repartition-sink
       <-- upper
+    Sink: by-key-repartition-sink (topic: by-key-repartition)
+      <-- by-key-repartition-filter
 
   Sub-topology: 1
-    Source: by-key-source (topics: [by-key-repartition])
+    Source: by-key-repartition-source (topics: [by-key-repartition])
       --> p
     Sink: p (topic: out)
-      <-- by-key-source
+      <-- by-key-repartition-source
 
 `
 
@@ -48,7 +51,7 @@ func TestDescribeFormats(t *testing.T) {
 	if code, out, _ := run("describe"); code != 0 || out != testDescription {
 		t.Errorf("describe: exit %d\n%s", code, out)
 	}
-	if code, out, _ := run("describe", "--format", "mermaid"); code != 0 || !strings.Contains(out, "n_upper --> n_by_key_sink") {
+	if code, out, _ := run("describe", "--format", "mermaid"); code != 0 || !strings.Contains(out, "n_by_key_repartition_filter --> n_by_key_repartition_sink") {
 		t.Errorf("describe --format mermaid: exit %d\n%s", code, out)
 	}
 	if code, out, _ := run("describe", "-format", "dot"); code != 0 || !strings.Contains(out, "t_in -> n_in;") || !strings.Contains(out, "n_p -> t_out;") {
