@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,12 +36,8 @@ func (r *runner) checkDescribe(scs []*scenario.Scenario) {
 	if len(names) == 0 {
 		return
 	}
-	cmd := exec.Command(r.harness(), append([]string{"describe"}, names...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		r.errorf("java harness describe: %v\n%s", err, tail(stderr.String(), 30))
+	out, ok := r.harnessOutput(append([]string{"describe"}, names...)...)
+	if !ok {
 		return
 	}
 	java := splitDescribes(string(out))

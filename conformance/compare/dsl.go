@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,12 +23,8 @@ const dslDoc = "docs/coming-from-kafka-streams.md"
 //
 // where a row whose answer starts "not supported" is not counted in S.
 func (r *runner) checkDSL() {
-	cmd := exec.Command(r.harness(), "dsl-methods")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		r.errorf("java harness dsl-methods: %v\n%s", err, tail(stderr.String(), 30))
+	out, ok := r.harnessOutput("dsl-methods")
+	if !ok {
 		return
 	}
 	page, err := os.ReadFile(filepath.Join(r.root, dslDoc))

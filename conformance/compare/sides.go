@@ -19,6 +19,21 @@ const goTimeout = 15 * time.Minute
 
 func (r *runner) harness() string { return filepath.Join(r.root, "conformance", "java", "run.sh") }
 
+// harnessOutput runs one of the harness's listing commands (describe,
+// dsl-methods) and returns its standard output, or reports the failure with
+// the tail of its standard error and returns false.
+func (r *runner) harnessOutput(args ...string) ([]byte, bool) {
+	cmd := exec.Command(r.harness(), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		r.errorf("java harness %s: %v\n%s", args[0], err, tail(stderr.String(), 30))
+		return nil, false
+	}
+	return out, true
+}
+
 func (r *runner) javaEnv() []string {
 	env := os.Environ()
 	if r.opts.javaStores == "memory" {
