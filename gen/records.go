@@ -326,12 +326,16 @@ func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
 
 // appender is the serdes function appending a scalar or enum of type t, or
 // nil for other types.
-func (c *genCtx) appender(t *spec.Type) jen.Code {
+func (c *genCtx) appender(t *spec.Type) jen.Code { return c.primFunc("Append", t) }
+
+// primFunc is the serdes primitive verb+<type> (AppendString, ReadInt64,
+// ReadEnum[E], ...) of a scalar or enum of type t, or nil for other types.
+func (c *genCtx) primFunc(verb string, t *spec.Type) jen.Code {
 	if fn, ok := primFuncs[t.Kind]; ok {
-		return jen.Qual(pathSerdes, "Append"+fn)
+		return jen.Qual(pathSerdes, verb+fn)
 	}
 	if t.Kind == spec.KindEnum {
-		return jen.Qual(pathSerdes, "AppendEnum").Types(jen.Id(c.enumNames[t.Enum]))
+		return jen.Qual(pathSerdes, verb+"Enum").Types(jen.Id(c.enumNames[t.Enum]))
 	}
 	return nil
 }
@@ -380,11 +384,8 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
 // decoding one value of type t: the serdes reader of a scalar or enum, else
 // a function literal around readValue.
 func (c *genCtx) elemReader(t *spec.Type) jen.Code {
-	if fn, ok := primFuncs[t.Kind]; ok {
-		return jen.Qual(pathSerdes, "Read"+fn)
-	}
-	if t.Kind == spec.KindEnum {
-		return jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	if fn := c.primFunc("Read", t); fn != nil {
+		return fn
 	}
 	body := append(c.readValue(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
 	return jen.Func().Params(jen.Id("b").Index().Byte()).
