@@ -237,7 +237,7 @@ func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string,
 	info := aggNode(b, name, op, g.Stream.info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
-	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
+	b.OnInit(info, func(t *task) error { return u.init(t, store, g.Key, aggSerde) })
 	g.Stream.To(foldNode(u, name, step))
 	return tbl
 }
@@ -267,7 +267,7 @@ func foldNode[K, V, A any](u *aggUpdater[K, A], name string, step func(K, V, A, 
 // aggUpdater writes an aggregate and forwards the change, itself or through
 // the record cache.
 type aggUpdater[K, A any] struct {
-	t   *Task
+	t   *task
 	kv  *KVStore[K, A]
 	out Node[K, Change[A]]
 	// needOld reports whether the aggregate's table sends old values
@@ -275,7 +275,7 @@ type aggUpdater[K, A any] struct {
 	needOld func() bool
 }
 
-func (u *aggUpdater[K, A]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
+func (u *aggUpdater[K, A]) init(t *task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
 	kv, err := OpenKVStore(t, store, key, value)
 	if err != nil {
 		return err
@@ -368,7 +368,7 @@ func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, a
 	info := aggNode(b, name, op, g.info, store)
 	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
-	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
+	b.OnInit(info, func(t *task) error { return u.init(t, store, g.Key, aggSerde) })
 	g.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
 		if r.KeyNull {
 			return fmt.Errorf("%w: node %q: table aggregate record with null key", ErrProcessing, name)
@@ -413,8 +413,8 @@ type CogroupedStream[K, A any] struct {
 type cogroupInput[K, A any] struct {
 	info    *NodeInfo
 	kv      func(u *aggUpdater[K, A], name string, init func() A)
-	window  func(a *windowAgg[K, A], t *Task, name string, init func() A)
-	session func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A)
+	window  func(a *windowAgg[K, A], t *task, name string, init func() A)
+	session func(a *sessionAgg[K, A], t *task, name string, init func() A, merger func(K, A, A) A)
 }
 
 // Cogroup starts a cogroup with g and its aggregator.
@@ -431,10 +431,10 @@ func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], a
 		kv: func(u *aggUpdater[K, A], name string, init func() A) {
 			s.To(foldNode(u, name, aggregateStep(init, agg)))
 		},
-		window: func(a *windowAgg[K, A], t *Task, name string, init func() A) {
+		window: func(a *windowAgg[K, A], t *task, name string, init func() A) {
 			s.To(windowProcessor(a, t, name, aggregateFuncs(init, agg, nil)))
 		},
-		session: func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A) {
+		session: func(a *sessionAgg[K, A], t *task, name string, init func() A, merger func(K, A, A) A) {
 			s.To(sessionProcessor(a, t, name, aggregateFuncs(init, agg, merger)))
 		},
 	})
@@ -469,7 +469,7 @@ func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, in
 	for i, in := range c.inputs {
 		in.kv(u, names[i], init)
 	}
-	c.b.OnInit(merge, func(t *Task) error { return u.init(t, store, c.Key, aggSerde) })
+	c.b.OnInit(merge, func(t *task) error { return u.init(t, store, c.Key, aggSerde) })
 	return tbl
 }
 

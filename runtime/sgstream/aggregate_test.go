@@ -20,7 +20,7 @@ func TestCountEmitsEveryUpdateAndSkipsNulls(t *testing.T) {
 	d.pipeS("in", "a", nullStr, 5) // null value: dropped
 	d.pipeS("in", "a", "x", 4)     // value ts = max(4, 3)
 	wantOut(t, d.outS("out", decI64), "a=1@1", "b=1@2", "a=2@3", "a=3@4")
-	if got := d.Tasks()[0].Stats.Dropped; got != 2 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 2 {
 		t.Fatalf("dropped = %d, want 2", got)
 	}
 }

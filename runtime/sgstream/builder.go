@@ -3,11 +3,10 @@ package sgstream
 import (
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/internal/toponame"
-	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
 // NodeInfo describes one node of the graph: the structural node of
@@ -15,57 +14,31 @@ import (
 // generator share.
 type NodeInfo = topograph.Node
 
+// StoreSpec is a store as the topology declares it (AddStateStore, or an
+// operator): its Name and Kind; InMemory keeps it off Pebble, Logged gives
+// it a changelog; Retention (window and session stores), WindowSize (window
+// stores) and RetainDuplicates (stream-stream join stores) shape a time
+// store; Custom builds a user-written store instead of a built-in one;
+// Fingerprint identifies the schema stored, so a Pebble store written by an
+// incompatible topology is refused on open; Cached puts a key-value store
+// behind the task's record cache, as DSL tables and aggregations are.
+type StoreSpec = engine.StoreSpec
+
 // StoreKind is the shape of a store.
-type StoreKind int
+type StoreKind = engine.StoreKind
 
+// The store kinds.
 const (
-	KeyValueStore StoreKind = iota
-	WindowStore
-	SessionStore
+	KeyValueStore = engine.KeyValueStore
+	WindowStore   = engine.WindowStore
+	SessionStore  = engine.SessionStore
 )
-
-// StoreSpec is what the builder knows about a store; the StoreProvider of
-// the driver or engine turns it into a sgstate.Store for each task.
-type StoreSpec struct {
-	Name             string
-	Kind             StoreKind
-	InMemory         bool
-	Logged           bool
-	Retention        time.Duration // window and session stores
-	WindowSize       time.Duration // window stores
-	RetainDuplicates bool          // stream-stream join stores
-	// Custom builds a user-written store; nil for built-in stores.
-	Custom func() sgstate.Store
-	// Fingerprint identifies the key/value schema stored, so a Pebble store
-	// written by an incompatible topology is refused on open.
-	Fingerprint string
-	// Cached puts the store behind the task's record cache when the task
-	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
-	// it, as Kafka Streams caches Materialized stores by default. Only
-	// key-value stores are cached; windowed aggregations forward every
-	// update whatever the cache (see docs/semantics.md).
-	Cached bool
-}
-
-// TopicRole says why the topology touches a topic (topograph.TopicRole).
-type TopicRole = topograph.TopicRole
-
-const (
-	TopicExternal    = topograph.TopicExternal    // declared in the spec
-	TopicRepartition = topograph.TopicRepartition // <app id>-<name>-repartition
-	TopicChangelog   = topograph.TopicChangelog   // <app id>-<store>-changelog
-	TopicInternal    = topograph.TopicInternal    // other internal topics (foreign-key joins)
-	TopicGlobal      = topograph.TopicGlobal      // read as a global table by a global task
-)
-
-// TopicSpec describes a topic the topology reads or writes.
-type TopicSpec = topograph.Topic
 
 // Builder collects the nodes of a topology. Generated code receives one
 // from the runtime and calls the operator functions with it.
 type Builder struct {
 	appID string
-	task  *Task // nil while the topology is only being described
+	task  *task // nil while the topology is only being described
 	// g is the structural graph: nodes, their stores and topics. The
 	// operators lay their nodes out through it (topograph's layouts).
 	g       *topograph.Graph
@@ -79,13 +52,13 @@ type Builder struct {
 
 type nodeInit struct {
 	node int
-	fn   func(t *Task) error
+	fn   func(t *task) error
 }
 
 type sourceEntry struct {
 	node    int
 	topic   string
-	process func(t *Task, raw *RawRecord) error
+	process func(t *task, raw *RawRecord) error
 	// partitionTime is the largest timestamp read from the topic (Kafka
 	// Streams' partition time), valid when hasPartitionTime. It lives
 	// here, where Process already is, rather than in a map by topic the
@@ -94,7 +67,7 @@ type sourceEntry struct {
 	hasPartitionTime bool
 }
 
-func newBuilder(appID string, t *Task) *Builder {
+func newBuilder(appID string, t *task) *Builder {
 	return &Builder{
 		appID:   appID,
 		task:    t,
@@ -107,10 +80,6 @@ func newBuilder(appID string, t *Task) *Builder {
 // AppID is the application id: the consumer group and the prefix of every
 // internal topic.
 func (b *Builder) AppID() string { return b.appID }
-
-// Task is the task the builder builds for, or nil when the topology is only
-// being described. Operators capture it in the nodes they create.
-func (b *Builder) Task() *Task { return b.task }
 
 // AddNode registers a node and returns its info. Names are unique; a
 // duplicate is a build error (generated code never makes one).
@@ -147,7 +116,7 @@ func (b *Builder) declareStore(spec StoreSpec) {
 func (b *Builder) UseStore(n *NodeInfo, name string) { b.g.Use(n, name) }
 
 // AddTopic declares a topic (merging what is known about it).
-func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec { return b.g.AddTopic(spec) }
+func (b *Builder) AddTopic(spec engine.TopicSpec) *engine.TopicSpec { return b.g.AddTopic(spec) }
 
 // RepartitionTopic is the full name of the repartition topic called name.
 func (b *Builder) RepartitionTopic(name string) string {
@@ -159,12 +128,12 @@ func (b *Builder) InternalTopic(name string) string { return toponame.Full(b.app
 
 // OnInit registers fn to run when a task that owns node n initialises,
 // after its stores are available. Stateful nodes fetch their stores here.
-func (b *Builder) OnInit(n *NodeInfo, fn func(t *Task) error) {
+func (b *Builder) OnInit(n *NodeInfo, fn func(t *task) error) {
 	b.inits = append(b.inits, nodeInit{node: n.ID, fn: fn})
 }
 
 // AddSource registers how raw records of topic reach node n.
-func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *Task, raw *RawRecord) error) {
+func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *task, raw *RawRecord) error) {
 	if _, dup := b.sources[topic]; dup {
 		b.Errorf("topic %q is read by two source nodes", topic)
 	}
@@ -177,24 +146,41 @@ func (b *Builder) Errorf(format string, args ...any) {
 	b.errs = append(b.errs, fmt.Errorf("streamgen: topology: "+format, args...))
 }
 
-// Topology is a built topology: its build function and its structure.
-type Topology struct {
+// Topology is a built topology: what NewTopology returns and an engine
+// runs (runtime/sgkafka's New, runtime/sgtest's New). It is opaque: the
+// structure engines read, and the tasks that run it, are theirs
+// (runtime/internal/engine).
+type Topology engine.Handle
+
+// topology is a built topology: its build function and its structure
+// (engine.Topology).
+type topology struct {
 	appID  string
 	build  func(*Builder)
 	graph  *topograph.Graph
 	nodes  []*NodeInfo
-	subs   []*SubTopology
+	subs   []*engine.SubTopology
 	stores map[string]*StoreSpec
-	topics map[string]*TopicSpec
+	topics map[string]*engine.TopicSpec
 }
 
-// SubTopology is a connected part of the graph; Kafka Streams runs one task
-// per sub-topology and partition (topograph.Sub).
-type SubTopology = topograph.Sub
-
 // NewTopology runs build once to learn the topology's structure and
-// validates it.
+// validates it: every build error is reported, joined.
 func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
+	tp, err := newTopology(appID, build)
+	if err != nil {
+		return nil, err
+	}
+	return (*Topology)(engine.NewHandle(tp)), nil
+}
+
+// AppID is the application id the topology was built with.
+func (h *Topology) AppID() string { return h.engine().AppID() }
+
+// engine is the topology behind the handle.
+func (h *Topology) engine() *topology { return (*engine.Handle)(h).Topology().(*topology) }
+
+func newTopology(appID string, build func(*Builder)) (*topology, error) {
 	if appID == "" {
 		return nil, fmt.Errorf("streamgen: topology: empty application id")
 	}
@@ -203,26 +189,26 @@ func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
 	if errs := b.buildErrors(); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	tp := &Topology{appID: appID, build: build, graph: b.g, nodes: b.g.Nodes, stores: b.stores, topics: b.g.Topics}
+	tp := &topology{appID: appID, build: build, graph: b.g, nodes: b.g.Nodes, stores: b.stores, topics: b.g.Topics}
 	tp.subs = b.g.Finalise()
 	return tp, nil
 }
 
 // AppID is the application id the topology was built with.
-func (tp *Topology) AppID() string { return tp.appID }
+func (tp *topology) AppID() string { return tp.appID }
 
 // SubTopologies returns the sub-topologies in order.
-func (tp *Topology) SubTopologies() []*SubTopology { return tp.subs }
+func (tp *topology) SubTopologies() []*engine.SubTopology { return tp.subs }
 
 // Nodes returns every node in creation order.
-func (tp *Topology) Nodes() []*NodeInfo { return tp.nodes }
+func (tp *topology) Nodes() []*NodeInfo { return tp.nodes }
 
 // Store returns the spec of a store, or nil.
-func (tp *Topology) Store(name string) *StoreSpec { return tp.stores[name] }
+func (tp *topology) Store(name string) *StoreSpec { return tp.stores[name] }
 
 // Topics returns every topic the topology touches, sorted by name.
-func (tp *Topology) Topics() []*TopicSpec {
-	out := make([]*TopicSpec, 0, len(tp.topics))
+func (tp *topology) Topics() []*engine.TopicSpec {
+	out := make([]*engine.TopicSpec, 0, len(tp.topics))
 	for _, t := range tp.topics {
 		out = append(out, t)
 	}
@@ -231,10 +217,10 @@ func (tp *Topology) Topics() []*TopicSpec {
 }
 
 // Topic returns the spec of a topic, or nil.
-func (tp *Topology) Topic(name string) *TopicSpec { return tp.topics[name] }
+func (tp *topology) Topic(name string) *engine.TopicSpec { return tp.topics[name] }
 
 // SubTopologyOf returns the sub-topology that reads topic, or nil.
-func (tp *Topology) SubTopologyOf(topic string) *SubTopology {
+func (tp *topology) SubTopologyOf(topic string) *engine.SubTopology {
 	for _, s := range tp.subs {
 		for _, t := range s.Topics {
 			if t == topic {
@@ -293,7 +279,7 @@ type fanout[K, V any] struct {
 	// into NodeFunc.Process for every record and node.
 	children []func(Record[K, V]) error
 	// n counts the records forwarded: a plain int, because only the task's
-	// goroutine touches it (Task.ForwardCounts reads it there too).
+	// goroutine touches it (task.ForwardCounts reads it there too).
 	n int64
 }
 
@@ -327,16 +313,16 @@ func (f NodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
 // a fixed count the count Kafka Streams would give it: that of the topics it
 // is co-partitioned with in the sub-topology that reads it, else the largest
 // count among the source topics of the sub-topology that writes it.
-func (tp *Topology) PartitionsOf(topic string, external func(topic string) int) int {
+func (tp *topology) PartitionsOf(topic string, external func(topic string) int) int {
 	return tp.partitionsOf(topic, external, map[string]bool{})
 }
 
-func (tp *Topology) partitionsOf(topic string, external func(string) int, seen map[string]bool) int {
+func (tp *topology) partitionsOf(topic string, external func(string) int, seen map[string]bool) int {
 	ts := tp.topics[topic]
 	if ts != nil && ts.Partitions > 0 {
 		return ts.Partitions
 	}
-	if ts == nil || ts.Role == TopicExternal || ts.Role == TopicGlobal || seen[topic] {
+	if ts == nil || ts.Role == engine.TopicExternal || ts.Role == engine.TopicGlobal || seen[topic] {
 		return external(topic)
 	}
 	seen[topic] = true

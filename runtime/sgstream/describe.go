@@ -27,4 +27,7 @@ const TableSourceSuffix = topograph.TableSourceSuffix
 // `describe` renders it, and `streamgen describe`, which builds the same
 // graph through the same layouts, renders the same (golden tests compare
 // them).
-func (tp *Topology) Describe() *topodesc.Graph { return tp.graph.Describe() }
+func (h *Topology) Describe() *topodesc.Graph { return h.engine().Describe() }
+
+// Describe implements engine.Topology.
+func (tp *topology) Describe() *topodesc.Graph { return tp.graph.Describe() }

@@ -12,7 +12,7 @@
 // once. Every task (one sub-topology on one partition) runs the build
 // function again with its own Builder, so every task owns fresh node
 // instances and its own stores: the same code runs under the in-process
-// TestDriver (TopologyTestDriver semantics, several partitions allowed) and
+// testDriver (TopologyTestDriver semantics, several partitions allowed) and
 // under the Kafka engine.
 //
 // Semantics follow Kafka Streams 4.x; see docs/semantics.md in the

@@ -13,7 +13,7 @@ type Table[K, V any] struct {
 	// is what joins use. Materialized tables read their store; filter and
 	// map_values compute from their parent's getter, as Kafka Streams'
 	// KTableValueGetter does.
-	getter func(t *Task) (ValueGetter[K, V], error)
+	getter func(t *task) (ValueGetter[K, V], error)
 	// store is the name of the store that materializes the table, or "".
 	store string
 	// old records whether downstream operators need old values (Kafka
@@ -34,7 +34,7 @@ type ValueGetter[K, V any] interface {
 // NewTable creates a table handle whose changes are whatever is forwarded to
 // the returned node. getter may be nil for a table that cannot be looked
 // up; store names the materializing store or is "".
-func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *Task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
+func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
 	f := &fanout[K, Change[V]]{}
 	b.countForwards(info, &f.n)
 	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, old: &tableOpts{}, Key: key, Value: value}, f
@@ -50,7 +50,7 @@ func (t Table[K, V]) Builder() *Builder { return t.b }
 func (t Table[K, V]) To(n Node[K, Change[V]]) { t.out.add(n) }
 
 // Getter returns the per-task value getter factory, or nil.
-func (t Table[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) { return t.getter }
+func (t Table[K, V]) Getter() func(t *task) (ValueGetter[K, V], error) { return t.getter }
 
 // StoreName is the materializing store, or "".
 func (t Table[K, V]) StoreName() string { return t.store }

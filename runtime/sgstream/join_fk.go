@@ -22,8 +22,8 @@ import (
 //	    (to the left record's partition) ─▶ response join (drops stale responses) ─▶ result table
 //
 // The two topics split the join into the left table's sub-topology and the
-// right table's, exactly like repartition topics; under the TestDriver the
-// records are piped back in through the Collector.
+// right table's, exactly like repartition topics; under the testDriver the
+// records are piped back in through the engine.Collector.
 //
 // Stale responses are recognised by a 128-bit hash of the serialized left
 // value carried through both topics. Kafka uses Murmur3; we use FNV-1a
@@ -158,7 +158,7 @@ type foreignKeyJoin[K, V1, KO, V2, VR any] struct {
 	regTopic, respTopic string
 	subStore            string
 	leftJoin            bool
-	task                *Task
+	task                *task
 	sd                  ForeignKeySerdes[K, V1, KO, VR]
 	rValue              serdesOf[V2]
 	fk                  func(V1) KO
@@ -210,7 +210,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 
 	recv := &fkSubscriptionReceive[K, V1, KO, V2, VR]{j: j, join: fkSubscriptionJoinForeign[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}}
 	foreign := &fkForeignJoin[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}
-	b.OnInit(nodes.Receive, func(tk *Task) error {
+	b.OnInit(nodes.Receive, func(tk *task) error {
 		subs, err := fkStore(tk, j.subStore)
 		if err != nil {
 			return err
@@ -223,7 +223,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	r.To(foreign)
 
 	res := &fkResponseResolver[K, V1, KO, V2, VR]{j: j}
-	var getter func(*Task) (ValueGetter[K, VR], error)
+	var getter func(*task) (ValueGetter[K, VR], error)
 	if store != "" {
 		if sd.Result == nil {
 			b.Errorf("join %q: a materialized join needs the result value serde", name)
@@ -233,12 +233,12 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	}
 	out, next := NewTable(b, nodes.Result, getter, store, sd.Key, sd.Result)
 	res.result = fkResult[K, VR]{next: next, self: out.old}
-	b.OnInit(nodes.Resolver, func(tk *Task) (err error) {
+	b.OnInit(nodes.Resolver, func(tk *task) (err error) {
 		res.lg, err = lf(tk)
 		return err
 	})
 	if store != "" {
-		b.OnInit(nodes.Result, func(tk *Task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
+		b.OnInit(nodes.Result, func(tk *task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
 	}
 	b.AddSource(nodes.RespSource, j.respTopic, res.Process)
 	return out
@@ -278,7 +278,7 @@ func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name stri
 }
 
 // fkStore opens the subscription store.
-func fkStore(tk *Task, name string) (sgstate.KeyValueStore, error) {
+func fkStore(tk *task, name string) (sgstate.KeyValueStore, error) {
 	s, err := tk.Store(name)
 	if err != nil {
 		return nil, err
@@ -390,7 +390,7 @@ func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) inner(oldNull, newNull bool, old
 // foreign key (null for a null foreign key).
 func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) send(fkb []byte, fkNull bool, instr byte) error {
 	t := p.j.task
-	p.obuf = appendSubscription(p.obuf[:0], subscription{hash: p.hash, instruction: instr, pk: p.pk, partition: t.ID.Partition})
+	p.obuf = appendSubscription(p.obuf[:0], subscription{hash: p.hash, instruction: instr, pk: p.pk, partition: t.id.Partition})
 	var key []byte
 	if !fkNull {
 		key = fkb
@@ -434,7 +434,7 @@ type fkSubscriptionReceive[K, V1, KO, V2, VR any] struct {
 	join         fkSubscriptionJoinForeign[K, V1, KO, V2, VR]
 }
 
-func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *task, raw *RawRecord) error {
 	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
 	if err != nil || !ok {
 		return err
@@ -574,7 +574,7 @@ type fkResponseResolver[K, V1, KO, V2, VR any] struct {
 	result fkResult[K, VR]
 }
 
-func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *task, raw *RawRecord) error {
 	j := p.j
 	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
 	if err != nil || !ok {
@@ -632,7 +632,7 @@ type fkResult[K, VR any] struct {
 }
 
 // open opens the result store and forwards what its cache flushes.
-func (p *fkResult[K, VR]) open(tk *Task, store string, key serdes.Serde[K], value serdes.Serde[VR]) error {
+func (p *fkResult[K, VR]) open(tk *task, store string, key serdes.Serde[K], value serdes.Serde[VR]) error {
 	kv, err := OpenKVStore(tk, store, key, value)
 	if err != nil {
 		return err

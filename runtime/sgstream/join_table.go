@@ -33,7 +33,7 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 	}
 	out, next := NewStream[K, VR](b, info)
 	var g ValueGetter[K, V2]
-	b.OnInit(info, func(tk *Task) (err error) {
+	b.OnInit(info, func(tk *task) (err error) {
 		g, err = factory(tk)
 		return err
 	})
@@ -66,7 +66,7 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 
 func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner func(K, V1, V2) VR) Stream[K, VR] {
 	b := s.b
-	// The global store is reached through Task.GlobalStore; declaring it
+	// The global store is reached through task.GlobalStore; declaring it
 	// here would merge this sub-topology with the global one.
 	info := b.g.StreamGlobalJoin(name, s.info)
 	if kind != InnerJoin && kind != LeftJoin {
@@ -75,7 +75,7 @@ func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2,
 	out, next := NewStream[K, VR](b, info)
 	var g ValueGetter[K2, V2]
 	factory := gt.Getter()
-	b.OnInit(info, func(tk *Task) (err error) {
+	b.OnInit(info, func(tk *task) (err error) {
 		g, err = factory(tk)
 		return err
 	})
@@ -116,7 +116,7 @@ func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2,
 
 // tableJoin is the state of a table-table join in one task.
 type tableJoin[K, V1, V2, VR any] struct {
-	t      *Task
+	t      *task
 	name   string
 	kind   JoinKind
 	joiner func(K, V1, V2) VR
@@ -150,7 +150,7 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 	if kind == OuterJoin {
 		SendOldValues(r)
 	}
-	var getter func(*Task) (ValueGetter[K, VR], error)
+	var getter func(*task) (ValueGetter[K, VR], error)
 	if store != "" {
 		if value == nil {
 			b.Errorf("join %q: a materialized join needs the result value serde", name)
@@ -158,7 +158,7 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
 		getter = storeGetter(store, l.Key, value)
 	} else if f1 != nil && f2 != nil {
-		getter = func(tk *Task) (ValueGetter[K, VR], error) {
+		getter = func(tk *task) (ValueGetter[K, VR], error) {
 			g1, err := f1(tk)
 			if err != nil {
 				return nil, err
@@ -178,7 +178,7 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 		SendOldValues(r)
 	}
 	j := &tableJoin[K, V1, V2, VR]{t: b.task, name: name, kind: kind, joiner: joiner, l: l, r: r, self: out.old, next: next}
-	b.OnInit(info, func(tk *Task) error {
+	b.OnInit(info, func(tk *task) error {
 		var err error
 		if j.g1, err = f1(tk); err != nil {
 			return err

@@ -1,12 +1,13 @@
 package sgstream
 
-import "reflect"
+import (
+	"reflect"
 
-// Header is a Kafka record header.
-type Header struct {
-	Key   string
-	Value []byte
-}
+	"github.com/streamgen/streamgen/runtime/internal/engine"
+)
+
+// Header is a Kafka record header: a string Key and a byte Value.
+type Header = engine.Header
 
 // Record is one record as it flows between nodes.
 //

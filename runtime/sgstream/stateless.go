@@ -3,6 +3,7 @@ package sgstream
 import (
 	"fmt"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -16,12 +17,12 @@ type SourceConfig[K, V any] struct {
 	// record timestamp, Kafka Streams' default extractor.
 	Timestamp  func(key K, value V, valueNull bool, recordTs int64) int64
 	Partitions int
-	Role       TopicRole
+	Role       engine.TopicRole
 }
 
 // Source reads a topic as a stream.
 func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K, V] {
-	info := b.g.Source(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	info := b.g.Source(name, engine.TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
 	return readSource(b, info, cfg)
 }
 
@@ -29,7 +30,7 @@ func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K,
 // cfg.Topic.
 func readSource[K, V any](b *Builder, info *NodeInfo, cfg SourceConfig[K, V]) Stream[K, V] {
 	s, out := NewStream[K, V](b, info)
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+	b.AddSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -42,7 +43,7 @@ func readSource[K, V any](b *Builder, info *NodeInfo, cfg SourceConfig[K, V]) St
 // decodeRecord turns a raw record into a typed one, extracting its
 // timestamp and updating stream time. ok is false when the record must be
 // skipped (a negative timestamp under the skip policy).
-func decodeRecord[K, V any](t *Task, raw *RawRecord, cfg SourceConfig[K, V]) (r Record[K, V], ok bool, err error) {
+func decodeRecord[K, V any](t *task, raw *RawRecord, cfg SourceConfig[K, V]) (r Record[K, V], ok bool, err error) {
 	if raw.Key == nil {
 		r.KeyNull = true
 	} else if r.Key, err = cfg.Key.Decode(raw.Key); err != nil {
@@ -249,7 +250,7 @@ func (cfg SinkConfig[K, V]) windowedKey() WindowedKeySerde[K] {
 
 // To writes the stream to a topic.
 func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
-	s.b.g.Sink(name, TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil}, s.info)
+	s.b.g.Sink(name, engine.TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil}, s.info)
 	s.To(newSink(s.b, topic, nil, cfg))
 }
 
@@ -257,10 +258,10 @@ func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
 // be one of allowed (the topics the spec declares).
 func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V) string, allowed []string, cfg SinkConfig[K, V]) {
 	ok := map[string]bool{}
-	topics := make([]TopicSpec, len(allowed))
+	topics := make([]engine.TopicSpec, len(allowed))
 	for i, t := range allowed {
 		ok[t] = true
-		topics[i] = TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil}
+		topics[i] = engine.TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil}
 	}
 	s.b.g.DynamicSink(name, topics, s.info)
 	s.To(newSink(s.b, "", func(k K, v V) (string, error) {
@@ -273,7 +274,7 @@ func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V
 }
 
 type sink[K, V any] struct {
-	t          *Task
+	t          *task
 	topic      string
 	choose     func(K, V) (string, error)
 	cfg        SinkConfig[K, V]
@@ -330,7 +331,7 @@ func repartitionThrough[K, V any](s Stream[K, V], sink, source *NodeInfo, key se
 	topic := sink.Writes[0]
 	s.To(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
 	t := s.b.g.Topics[topic]
-	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, Role: TopicRepartition})
+	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, Role: engine.TopicRepartition})
 }
 
 // nonNil keeps an empty encoding distinct from null, which Kafka records

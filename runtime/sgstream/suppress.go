@@ -81,9 +81,9 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	} else {
 		p.limit = cfg.TimeLimit.Milliseconds()
 	}
-	var getter func(*Task) (ValueGetter[K, V], error)
+	var getter func(*task) (ValueGetter[K, V], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V], error) {
+		getter = func(tk *task) (ValueGetter[K, V], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err
@@ -111,7 +111,7 @@ type suppressor[K, V any] struct {
 	value      serdes.Serde[V]
 	out        Node[K, Change[V]]
 
-	t        *Task
+	t        *task
 	store    sgstate.KeyValueStore
 	observed int64
 	index    map[string]*bufEntry[K]
@@ -171,7 +171,7 @@ func (q *bufQueue[K]) Pop() any {
 	return e
 }
 
-func (p *suppressor[K, V]) init(t *Task) error {
+func (p *suppressor[K, V]) init(t *task) error {
 	s, err := t.Store(suppressStoreName(p.name))
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package sgstream
 
 import (
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -39,12 +40,12 @@ func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendO
 // carrying the value it replaced. The store is logged; its changelog is
 // <app id>-<store>-changelog.
 func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
-	info := b.g.TableSource(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions}, store)
+	info := b.g.TableSource(name, engine.TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions}, store)
 	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
 	up := &tableUpserter[K, V]{out: out}
-	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+	b.OnInit(info, func(t *task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.AddSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -63,7 +64,7 @@ func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], 
 	s.b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
 	tbl, out := NewTable(s.b, info, storeGetter(store, key, value), store, key, value)
 	up := &tableUpserter[K, V]{out: out}
-	s.b.OnInit(info, func(t *Task) error { return up.init(t, store, key, value) })
+	s.b.OnInit(info, func(t *task) error { return up.init(t, store, key, value) })
 	s.To(up)
 	return tbl
 }
@@ -72,12 +73,12 @@ func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], 
 // table's store and forwards the change (itself, or through the record
 // cache when the store is cached).
 type tableUpserter[K, V any] struct {
-	t   *Task
+	t   *task
 	kv  *KVStore[K, V]
 	out Node[K, Change[V]]
 }
 
-func (u *tableUpserter[K, V]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[V]) error {
+func (u *tableUpserter[K, V]) init(t *task, store string, key serdes.Serde[K], value serdes.Serde[V]) error {
 	kv, err := OpenKVStore(t, store, key, value)
 	if err != nil {
 		return err
@@ -114,16 +115,16 @@ func (u *tableUpserter[K, V]) Process(r Record[K, V]) error {
 // GlobalTable is a handle on a GlobalKTable: a table every task can look up
 // in full, whatever partitions it processes.
 //
-// How it works: GlobalTableSource declares its topic with role TopicGlobal
+// How it works: GlobalTableSource declares its topic with role engine.TopicGlobal
 // and its store (not logged: the topic is the changelog), which makes the
 // source a sub-topology of its own that Topology.IsGlobal reports. Engines
-// run a global sub-topology as one task, TaskID{Sub, GlobalPartition}, fed
+// run a global sub-topology as one task, engine.TaskID{Sub, engine.GlobalPartition}, fed
 // by every partition of the topic (the test driver routes the topic's
 // records there; the Kafka engine must bootstrap it before other tasks
 // start). Other tasks never open the global store themselves: a join node
 // must NOT declare it with AddStore or UseStore (that would merge the
 // sub-topologies); it calls Getter() in its OnInit, which goes through
-// Task.GlobalStore to the store provider (GlobalStoreProvider).
+// task.GlobalStore to the store provider (engine.GlobalStoreProvider).
 type GlobalTable[K, V any] struct {
 	info  *NodeInfo
 	store string
@@ -135,11 +136,11 @@ type GlobalTable[K, V any] struct {
 // GlobalTableSource reads a topic as a global table materialized in store.
 // Null keys are dropped and null values delete; nothing is forwarded.
 func GlobalTableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) GlobalTable[K, V] {
-	info := b.g.GlobalTableSource(name, TopicSpec{Name: cfg.Topic, Partitions: cfg.Partitions}, store)
+	info := b.g.GlobalTableSource(name, engine.TopicSpec{Name: cfg.Topic, Partitions: cfg.Partitions}, store)
 	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore})
 	up := &tableUpserter[K, V]{out: &fanout[K, Change[V]]{}}
-	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+	b.OnInit(info, func(t *task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.AddSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -157,8 +158,8 @@ func (g GlobalTable[K, V]) StoreName() string { return g.store }
 
 // Getter returns the per-task value getter factory: call it in a node's
 // OnInit to look the global table up from any task.
-func (g GlobalTable[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) {
-	return func(t *Task) (ValueGetter[K, V], error) {
+func (g GlobalTable[K, V]) Getter() func(t *task) (ValueGetter[K, V], error) {
+	return func(t *task) (ValueGetter[K, V], error) {
 		s, err := t.GlobalStore(g.store)
 		if err != nil {
 			return nil, err
@@ -188,9 +189,9 @@ func FilterNotTable[K, V any](t Table[K, V], name string, pred func(key K, value
 
 func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool, keep bool) Table[K, V] {
 	info := t.b.AddNode(name, op, t.info)
-	var getter func(*Task) (ValueGetter[K, V], error)
+	var getter func(*task) (ValueGetter[K, V], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V], error) {
+		getter = func(tk *task) (ValueGetter[K, V], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err
@@ -241,9 +242,9 @@ func (g filterGetter[K, V]) Get(key K) (v V, ts int64, found bool, err error) {
 // value serializes the new values where needed.
 func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, value V) V2, value serdes.Serde[V2]) Table[K, V2] {
 	info := t.b.AddNode(name, "map_values", t.info)
-	var getter func(*Task) (ValueGetter[K, V2], error)
+	var getter func(*task) (ValueGetter[K, V2], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V2], error) {
+		getter = func(tk *task) (ValueGetter[K, V2], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err

@@ -45,14 +45,6 @@ func (e EmitStrategy) String() string {
 	return fmt.Sprintf("EmitStrategy(%d)", int(e))
 }
 
-// DefaultWindowEmitInterval is how often, in wall-clock time, an
-// EmitOnClose aggregation scans its store for closed windows, unless
-// TaskConfig.WindowEmitInterval says otherwise: Kafka's internal config
-// __emit.interval.ms.kstreams.windowed.aggregation__ defaults to 1000 ms.
-// The TestDriver uses 0 (scan after every record), as TopologyTestDriver
-// does.
-const DefaultWindowEmitInterval = time.Second
-
 // timeFirstRetentionSlack is added to the retention of the store of an
 // EmitOnClose aggregation. Kafka Streams backs those with its time-ordered
 // ("time first") RocksDB stores, which return entries with timestamp >=

@@ -28,7 +28,7 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 
 // sessionProcessor is the processor that folds one input's records into
 // a's sessions with f, with its own observed stream time.
-func sessionProcessor[K, V, VA any](a *sessionAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+func sessionProcessor[K, V, VA any](a *sessionAgg[K, VA], t *task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
 	return &sessionAggregator[K, V, VA]{sessionAgg: a, t: t, name: name, f: f, observed: -1}
 }
 
@@ -77,7 +77,7 @@ func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy,
 // cogroup's merge node) and opens the store when a task initialises.
 func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
 	store := a.spec.Name
-	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
+	getter := func(t *task) (ValueGetter[Windowed[K], VA], error) {
 		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return nil, err
@@ -89,7 +89,7 @@ func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Se
 	if b.task == nil {
 		return table
 	}
-	b.OnInit(info, func(t *Task) error {
+	b.OnInit(info, func(t *task) error {
 		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Se
 	return table
 }
 
-func openSessionStore[K, VA any](t *Task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
+func openSessionStore[K, VA any](t *task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (g sessionGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 // stream time.
 type sessionAggregator[K, V, VA any] struct {
 	*sessionAgg[K, VA]
-	t        *Task
+	t        *task
 	name     string
 	f        aggFuncs[K, V, VA]
 	observed int64

@@ -68,7 +68,7 @@ func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw
 // cogroup's merge node) and opens the store when a task initialises.
 func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
 	store := a.spec.Name
-	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
+	getter := func(t *task) (ValueGetter[Windowed[K], VA], error) {
 		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return nil, err
@@ -81,7 +81,7 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Ser
 	if b.task == nil {
 		return table
 	}
-	b.OnInit(info, func(t *Task) error {
+	b.OnInit(info, func(t *task) error {
 		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Ser
 // windowProcessor is the processor that folds one input's records into
 // a's windows with f. Each keeps its own observed stream time, as each
 // Kafka processor does, even when several share the store.
-func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
 	core := &windowAggCore[K, V, VA]{windowAgg: a, t: t, name: name, f: f, observed: -1}
 	if a.sliding != nil {
 		return &slidingAggregator[K, V, VA]{windowAggCore: core, d: a.sliding.TimeDifference.Milliseconds(), grace: a.sliding.Grace.Milliseconds()}
@@ -108,7 +108,7 @@ func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *Task, name string, f 
 	return &timeWindowAggregator[K, V, VA]{windowAggCore: core, w: *a.time}
 }
 
-func openWindowStore[K, VA any](t *Task, name string, key serdes.Serde[K], val TimestampedValueSerde[VA]) (*TypedWindowStore[K, TimestampedValue[VA]], error) {
+func openWindowStore[K, VA any](t *task, name string, key serdes.Serde[K], val TimestampedValueSerde[VA]) (*TypedWindowStore[K, TimestampedValue[VA]], error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (g windowGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 // aggregation's store and output, and the processor's own input.
 type windowAggCore[K, V, VA any] struct {
 	*windowAgg[K, VA]
-	t    *Task
+	t    *task
 	name string
 	f    aggFuncs[K, V, VA]
 	// observed is the operator's observed stream time, -1 before the first
