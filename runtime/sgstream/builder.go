@@ -9,10 +9,10 @@ import (
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
-// NodeInfo describes one node of the graph: the structural node of
+// nodeInfo describes one node of the graph: the structural node of
 // internal/topograph, the one model the runtime, describe and the
 // generator share.
-type NodeInfo = topograph.Node
+type nodeInfo = topograph.Node
 
 // StoreSpec is a store as the topology declares it (AddStateStore, or an
 // operator): its Name and Kind; InMemory keeps it off Pebble, Logged gives
@@ -81,20 +81,16 @@ func newBuilder(appID string, t *task) *Builder {
 // internal topic.
 func (b *Builder) AppID() string { return b.appID }
 
-// AddNode registers a node and returns its info. Names are unique; a
+// addNode registers a node and returns its info. Names are unique; a
 // duplicate is a build error (generated code never makes one).
-func (b *Builder) AddNode(name, op string, parents ...*NodeInfo) *NodeInfo {
+func (b *Builder) addNode(name, op string, parents ...*nodeInfo) *nodeInfo {
 	return b.g.Add(name, op, parents...)
 }
 
-// Graph is the structural graph being built, for operators that lay out
-// their nodes with topograph.
-func (b *Builder) Graph() *topograph.Graph { return b.g }
-
-// AddStore declares a store used by node n. A store may be shared by
+// addStore declares a store used by node n. A store may be shared by
 // several nodes (a join's two sides, a table and its value getters); those
 // nodes then belong to one sub-topology.
-func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
+func (b *Builder) addStore(n *nodeInfo, spec StoreSpec) {
 	b.declareStore(spec)
 	b.g.Use(n, spec.Name)
 }
@@ -104,7 +100,7 @@ func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
 func (b *Builder) declareStore(spec StoreSpec) {
 	if old, ok := b.stores[spec.Name]; ok {
 		if old.Kind != spec.Kind {
-			b.Errorf("store %q declared twice with different kinds", spec.Name)
+			b.errorf("store %q declared twice with different kinds", spec.Name)
 		}
 		return
 	}
@@ -112,37 +108,37 @@ func (b *Builder) declareStore(spec StoreSpec) {
 	b.stores[spec.Name] = &s
 }
 
-// UseStore records that node n reads a store declared elsewhere.
-func (b *Builder) UseStore(n *NodeInfo, name string) { b.g.Use(n, name) }
+// useStore records that node n reads a store declared elsewhere.
+func (b *Builder) useStore(n *nodeInfo, name string) { b.g.Use(n, name) }
 
-// AddTopic declares a topic (merging what is known about it).
-func (b *Builder) AddTopic(spec engine.TopicSpec) *engine.TopicSpec { return b.g.AddTopic(spec) }
+// addTopic declares a topic (merging what is known about it).
+func (b *Builder) addTopic(spec engine.TopicSpec) *engine.TopicSpec { return b.g.AddTopic(spec) }
 
-// RepartitionTopic is the full name of the repartition topic called name.
-func (b *Builder) RepartitionTopic(name string) string {
+// repartitionTopic is the full name of the repartition topic called name.
+func (b *Builder) repartitionTopic(name string) string {
 	return toponame.Full(b.appID, toponame.Repartition(name))
 }
 
-// InternalTopic is the full name of an internal topic called name.
-func (b *Builder) InternalTopic(name string) string { return toponame.Full(b.appID, name) }
+// internalTopic is the full name of an internal topic called name.
+func (b *Builder) internalTopic(name string) string { return toponame.Full(b.appID, name) }
 
-// OnInit registers fn to run when a task that owns node n initialises,
+// onInit registers fn to run when a task that owns node n initialises,
 // after its stores are available. Stateful nodes fetch their stores here.
-func (b *Builder) OnInit(n *NodeInfo, fn func(t *task) error) {
+func (b *Builder) onInit(n *nodeInfo, fn func(t *task) error) {
 	b.inits = append(b.inits, nodeInit{node: n.ID, fn: fn})
 }
 
-// AddSource registers how raw records of topic reach node n.
-func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *task, raw *RawRecord) error) {
+// addSource registers how raw records of topic reach node n.
+func (b *Builder) addSource(n *nodeInfo, topic string, process func(t *task, raw *RawRecord) error) {
 	if _, dup := b.sources[topic]; dup {
-		b.Errorf("topic %q is read by two source nodes", topic)
+		b.errorf("topic %q is read by two source nodes", topic)
 	}
 	b.g.Read(n, topic)
 	b.sources[topic] = &sourceEntry{node: n.ID, topic: topic, process: process}
 }
 
-// Errorf records a build error; NewTopology reports them all.
-func (b *Builder) Errorf(format string, args ...any) {
+// errorf records a build error; NewTopology reports them all.
+func (b *Builder) errorf(format string, args ...any) {
 	b.errs = append(b.errs, fmt.Errorf("streamgen: topology: "+format, args...))
 }
 
@@ -158,7 +154,7 @@ type topology struct {
 	appID  string
 	build  func(*Builder)
 	graph  *topograph.Graph
-	nodes  []*NodeInfo
+	nodes  []*nodeInfo
 	subs   []*engine.SubTopology
 	stores map[string]*StoreSpec
 	topics map[string]*engine.TopicSpec
@@ -201,7 +197,7 @@ func (tp *topology) AppID() string { return tp.appID }
 func (tp *topology) SubTopologies() []*engine.SubTopology { return tp.subs }
 
 // Nodes returns every node in creation order.
-func (tp *topology) Nodes() []*NodeInfo { return tp.nodes }
+func (tp *topology) Nodes() []*nodeInfo { return tp.nodes }
 
 // Store returns the spec of a store, or nil.
 func (tp *topology) Store(name string) *StoreSpec { return tp.stores[name] }
@@ -243,31 +239,25 @@ func (b *Builder) buildErrors() []error {
 // Stream is a typed handle on a KStream while the topology is built.
 type Stream[K, V any] struct {
 	b    *Builder
-	info *NodeInfo
+	info *nodeInfo
 	out  *fanout[K, V]
 }
 
-// Info is the node that produces the stream.
-func (s Stream[K, V]) Info() *NodeInfo { return s.info }
-
-// Builder is the builder the stream belongs to.
-func (s Stream[K, V]) Builder() *Builder { return s.b }
-
-// To attaches a child node that receives every record of the stream.
+// to attaches a child node that receives every record of the stream.
 // Operator implementations use it; generated code does not.
-func (s Stream[K, V]) To(n Node[K, V]) { s.out.add(n) }
+func (s Stream[K, V]) to(n recordNode[K, V]) { s.out.add(n) }
 
-// NewStream creates a stream handle whose records are whatever is forwarded
+// newStream creates a stream handle whose records are whatever is forwarded
 // to the returned node. Operator implementations use it to create outputs.
-func NewStream[K, V any](b *Builder, info *NodeInfo) (Stream[K, V], Node[K, V]) {
+func newStream[K, V any](b *Builder, info *nodeInfo) (Stream[K, V], recordNode[K, V]) {
 	f := &fanout[K, V]{}
 	b.countForwards(info, &f.n)
 	return Stream[K, V]{b: b, info: info, out: f}, f
 }
 
-// Node is anything that receives typed records: every operator's processing
+// recordNode is anything that receives typed records: every operator's processing
 // step implements it.
-type Node[K, V any] interface {
+type recordNode[K, V any] interface {
 	Process(r Record[K, V]) error
 }
 
@@ -276,7 +266,7 @@ type Node[K, V any] interface {
 type fanout[K, V any] struct {
 	// children are the children's Process functions: most children are
 	// NodeFuncs, and calling the function itself saves the interface call
-	// into NodeFunc.Process for every record and node.
+	// into nodeFunc.Process for every record and node.
 	children []func(Record[K, V]) error
 	// n counts the records forwarded: a plain int, because only the task's
 	// goroutine touches it (task.ForwardCounts reads it there too).
@@ -294,19 +284,19 @@ func (f *fanout[K, V]) Process(r Record[K, V]) error {
 }
 
 // add appends a child.
-func (f *fanout[K, V]) add(n Node[K, V]) {
-	if fn, ok := n.(NodeFunc[K, V]); ok {
+func (f *fanout[K, V]) add(n recordNode[K, V]) {
+	if fn, ok := n.(nodeFunc[K, V]); ok {
 		f.children = append(f.children, fn)
 	} else {
 		f.children = append(f.children, n.Process)
 	}
 }
 
-// NodeFunc adapts a function to Node.
-type NodeFunc[K, V any] func(r Record[K, V]) error
+// nodeFunc adapts a function to Node.
+type nodeFunc[K, V any] func(r Record[K, V]) error
 
 // Process calls f.
-func (f NodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
+func (f nodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
 
 // PartitionsOf returns the partition count of topic: its fixed count, or
 // for an external topic external(topic), or for an internal topic without

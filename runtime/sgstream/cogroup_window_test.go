@@ -21,7 +21,7 @@ func cogroupWindowDrv(t *testing.T, mk func(c *CogroupedStream[string, string]) 
 		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		c = CogroupWith(c, views, func(_ string, _ string, agg string) string { return agg + "v" })
-		mk(c).To(NodeFunc[Windowed[string], Change[string]](func(r Record[Windowed[string], Change[string]]) error {
+		mk(c).to(nodeFunc[Windowed[string], tableChange[string]](func(r Record[Windowed[string], tableChange[string]]) error {
 			val := r.Value.New
 			if r.Value.NewNull {
 				val = "null"

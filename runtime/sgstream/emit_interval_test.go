@@ -75,7 +75,7 @@ func TestWindowEmitIntervalFromTaskConfig(t *testing.T) {
 		s := Source(b, "source", SourceConfig[string, int64]{Topic: "events", Key: serdes.String, Value: serdes.Int64})
 		g := GroupedStream[string, int64]{Stream: s, Key: serdes.String, Value: serdes.Int64}
 		tbl := CountWindowed(WindowedBy(g, "w", TimeWindows{Size: 10 * time.Millisecond}), "count", "store", EmitOnClose)
-		tbl.To(NodeFunc[Windowed[string], Change[int64]](func(r Record[Windowed[string], Change[int64]]) error {
+		tbl.to(nodeFunc[Windowed[string], tableChange[int64]](func(r Record[Windowed[string], tableChange[int64]]) error {
 			return b.task.Send("out", 0, []byte(r.Key.Key), []byte(fmt.Sprint(r.Value.New)), r.Timestamp, nil, nil)
 		}))
 	}

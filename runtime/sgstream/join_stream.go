@@ -43,7 +43,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 	grace  int64
 	joiner func(K, V1, V2) VR
 	sd     StreamJoinSerdes[K, V1, V2]
-	out    Node[K, VR]
+	out    recordNode[K, VR]
 
 	leftStore, rightStore sgstate.WindowStore
 	outer                 sgstate.KeyValueStore // nil for inner joins
@@ -65,13 +65,13 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	b := left.b
 	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
-		b.Errorf("join %q: %v", name, err)
+		b.errorf("join %q: %v", name, err)
 	}
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
-		b.Errorf("join %q: unknown join kind %v", name, kind)
+		b.errorf("join %q: unknown join kind %v", name, kind)
 	}
 	if sd.Key == nil || sd.Left == nil || sd.Right == nil {
-		b.Errorf("join %q: stream-stream joins need key, left and right serdes", name)
+		b.errorf("join %q: stream-stream joins need key, left and right serdes", name)
 	}
 	thisName, otherName, outerName := topograph.StreamJoinStores(name, true)
 	window := func(store string) StoreSpec {
@@ -93,14 +93,14 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		b.declareStore(s)
 	}
 
-	out, next := NewStream[K, VR](b, info)
+	out, next := newStream[K, VR](b, info)
 	j := &streamJoin[K, V1, V2, VR]{
 		t: b.task, name: name, kind: kind,
 		before: w.Before.Milliseconds(), after: w.After.Milliseconds(), grace: w.Grace.Milliseconds(),
 		joiner: joiner, sd: sd, out: next, putNulls: thisSpec.InMemory,
 		streamTime: -1, minTime: math.MaxInt64,
 	}
-	b.OnInit(info, func(t *task) error {
+	b.onInit(info, func(t *task) error {
 		var err error
 		if j.leftStore, err = openJoinWindowStore(t, thisName); err != nil {
 			return err
@@ -123,8 +123,8 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		j.interval = emitInterval(t.cfg.OuterJoinEmitInterval, engine.DefaultOuterJoinEmitInterval)
 		return nil
 	})
-	left.To(NodeFunc[K, V1](j.processLeft))
-	right.To(NodeFunc[K, V2](j.processRight))
+	left.to(nodeFunc[K, V1](j.processLeft))
+	right.to(nodeFunc[K, V2](j.processRight))
 	return out
 }
 

@@ -161,7 +161,7 @@ func TestCacheRangeReadFlushesAndSeesCachedWrites(t *testing.T) {
 	task, c := cachedTask(t, countTopology, 1<<20)
 	procS(t, task, "in", "a", "x", 1)
 	procS(t, task, "in", "b", "x", 2)
-	kv, err := OpenKVStore(task, "counts", serdes.String, serdes.Int64)
+	kv, err := openKVStore(task, "counts", serdes.String, serdes.Int64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +210,9 @@ func TestCacheOldValuesOnlyWhenSent(t *testing.T) {
 				s := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
 				tbl := Count(GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 				if send {
-					SendOldValues(tbl)
+					sendOldValues(tbl)
 				}
-				tbl.To(NodeFunc[string, Change[int64]](func(r Record[string, Change[int64]]) error {
+				tbl.to(nodeFunc[string, tableChange[int64]](func(r Record[string, tableChange[int64]]) error {
 					old := "null"
 					if !r.Value.OldNull {
 						old = fmt.Sprint(r.Value.Old)

@@ -8,7 +8,7 @@ package sgstream
 
 // nodeCounter is the forward counter of one node of a task.
 type nodeCounter struct {
-	node *NodeInfo
+	node *nodeInfo
 	n    *int64
 }
 
@@ -17,7 +17,7 @@ type nodeCounter struct {
 // the other (a repartition source feeding a grouped table) would otherwise
 // count each record twice. Builders that only describe the topology count
 // nothing.
-func (b *Builder) countForwards(info *NodeInfo, n *int64) {
+func (b *Builder) countForwards(info *nodeInfo, n *int64) {
 	if b.task == nil || info == nil {
 		return
 	}
@@ -47,9 +47,9 @@ func (t *task) forwarding() []nodeCounter {
 // ForwardingNodes returns the nodes of the task that forward records to
 // other nodes (every node but sinks and terminal operators), in the order
 // of ForwardCounts.
-func (t *task) ForwardingNodes() []*NodeInfo {
+func (t *task) ForwardingNodes() []*nodeInfo {
 	fwd := t.forwarding()
-	out := make([]*NodeInfo, len(fwd))
+	out := make([]*nodeInfo, len(fwd))
 	for i, c := range fwd {
 		out[i] = c.node
 	}

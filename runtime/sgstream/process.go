@@ -40,7 +40,7 @@ var ErrKeyChanged = errors.New("streamgen: process_values processor changed the 
 type ProcessorContext[KOut, VOut any] struct {
 	t      *task
 	name   string
-	next   Node[KOut, VOut]
+	next   recordNode[KOut, VOut]
 	stores map[string]bool
 	// check, for ProcessValues, fails a forward whose key differs from the
 	// key of the record being processed.
@@ -152,10 +152,10 @@ func process[KIn, VIn, KOut, VOut any](s Stream[KIn, VIn], name, op string, ctor
 	for _, st := range stores {
 		declared[st] = true
 	}
-	out, next := NewStream[KOut, VOut](s.b, info)
+	out, next := newStream[KOut, VOut](s.b, info)
 	var p Processor[KIn, VIn, KOut, VOut]
 	cur := &Record[KIn, VIn]{Timestamp: noRecord}
-	s.b.OnInit(info, func(t *task) error {
+	s.b.onInit(info, func(t *task) error {
 		p = ctor()
 		if p == nil {
 			return fmt.Errorf("streamgen: node %q: processor constructor returned nil", name)
@@ -167,7 +167,7 @@ func process[KIn, VIn, KOut, VOut any](s Stream[KIn, VIn], name, op string, ctor
 		t.onClose(p.Close)
 		return p.Init(ctx)
 	})
-	s.To(NodeFunc[KIn, VIn](func(r Record[KIn, VIn]) error {
+	s.to(nodeFunc[KIn, VIn](func(r Record[KIn, VIn]) error {
 		*cur = r
 		err := p.Process(r)
 		cur.Timestamp = noRecord

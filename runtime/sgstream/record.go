@@ -31,9 +31,9 @@ type KeyValue[K, V any] struct {
 	Value V
 }
 
-// Change is a table update: the new value and, where an operator needs it,
+// tableChange is a table update: the new value and, where an operator needs it,
 // the old one (Kafka Streams' Change<V> with sendOldValues).
-type Change[V any] struct {
+type tableChange[V any] struct {
 	New     V
 	Old     V
 	NewNull bool

@@ -153,7 +153,7 @@ func TestTableFilterSkipsWhenOldValuesRequestedAndBothFail(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		tb := TableSource(b, "t", strSrc("in"), "t-store")
 		f := FilterTable(tb, "f", keep)
-		SendOldValues(f)
+		sendOldValues(f)
 		To(ToStream(f, "s"), "sink", "out", strSink())
 	})
 	d.pipeS("in", "b", "drop", 1)  // new and old fail: skipped
@@ -172,13 +172,13 @@ func TestTableMapValuesAndGetterChain(t *testing.T) {
 		To(ToStream(m, "s"), "sink", "out", strSink())
 		// A lookup node on a second topic reads the filtered, mapped view.
 		lk := Source(b, "lookups", strSrc("lookups"))
-		b.UseStore(lk.Info(), "t-store")
-		var g ValueGetter[string, string]
-		b.OnInit(lk.Info(), func(tk *task) (err error) {
-			g, err = f.Getter()(tk)
+		b.useStore(lk.info, "t-store")
+		var g valueGetter[string, string]
+		b.onInit(lk.info, func(tk *task) (err error) {
+			g, err = f.getter(tk)
 			return err
 		})
-		lk.To(NodeFunc[string, string](func(r Record[string, string]) error {
+		lk.to(nodeFunc[string, string](func(r Record[string, string]) error {
 			v, ts, ok, err := g.Get(r.Key)
 			if err != nil {
 				return err
@@ -234,15 +234,15 @@ func TestGlobalTableSeenByEveryPartition(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		g := GlobalTableSource(b, "g", strSrc("g"), "g-store")
 		s := Source(b, "src", strSrc("in"))
-		info := b.AddNode("lookup", "lookup", s.Info())
-		var getter ValueGetter[string, string]
+		info := b.addNode("lookup", "lookup", s.info)
+		var getter valueGetter[string, string]
 		var tsk *task
-		b.OnInit(info, func(tk *task) (err error) {
+		b.onInit(info, func(tk *task) (err error) {
 			tsk = tk
-			getter, err = g.Getter()(tk)
+			getter, err = g.lookup()(tk)
 			return err
 		})
-		s.To(NodeFunc[string, string](func(r Record[string, string]) error {
+		s.to(nodeFunc[string, string](func(r Record[string, string]) error {
 			v, _, ok, err := getter.Get(r.Value)
 			if err != nil {
 				return err

@@ -213,7 +213,7 @@ type SessionWindowedStream[K, V any] struct {
 // Kafka's windowedBy it adds no node; name labels build errors.
 func WindowedBy[K, V any](g GroupedStream[K, V], name string, w TimeWindows) TimeWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return TimeWindowedStream[K, V]{Grouped: g, Name: name, Time: &w}
 }
@@ -221,7 +221,7 @@ func WindowedBy[K, V any](g GroupedStream[K, V], name string, w TimeWindows) Tim
 // WindowedBySliding windows a grouped stream by sliding windows.
 func WindowedBySliding[K, V any](g GroupedStream[K, V], name string, w SlidingWindows) TimeWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return TimeWindowedStream[K, V]{Grouped: g, Name: name, Sliding: &w}
 }
@@ -229,7 +229,7 @@ func WindowedBySliding[K, V any](g GroupedStream[K, V], name string, w SlidingWi
 // WindowedBySession windows a grouped stream by session windows.
 func WindowedBySession[K, V any](g GroupedStream[K, V], name string, w SessionWindows) SessionWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return SessionWindowedStream[K, V]{Grouped: g, Name: name, Windows: w}
 }

@@ -74,7 +74,7 @@ func newWindowRunOn[VA any](t *testing.T, prov engine.StoreProvider, mk func(g G
 	tp, err := newTopology("app", func(b *Builder) {
 		s := Source(b, "source", SourceConfig[string, int64]{Topic: "events", Key: serdes.String, Value: serdes.Int64})
 		tbl := mk(GroupedStream[string, int64]{Stream: s, Key: serdes.String, Value: serdes.Int64})
-		tbl.To(NodeFunc[Windowed[string], Change[VA]](func(r Record[Windowed[string], Change[VA]]) error {
+		tbl.to(nodeFunc[Windowed[string], tableChange[VA]](func(r Record[Windowed[string], tableChange[VA]]) error {
 			val := "null"
 			if !r.Value.NewNull {
 				val = fmt.Sprint(r.Value.New)
