@@ -37,7 +37,7 @@ import (
 //     engine started. A goroutine then keeps applying updates until shutdown,
 //     which stops it after the workers (it commits last).
 //
-// The global records go through a sgstream.Task of the global sub-topology
+// The global records go through an engine.Task of the global sub-topology
 // (TaskID{Sub, GlobalPartition}), as the test driver runs it, so restoring
 // and updating apply the same source logic (null keys dropped, null values
 // delete, deserialization policies) as the reference.

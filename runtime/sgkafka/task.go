@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// task is a sgstream.Task with what the engine keeps around it: the
+// task is an engine.Task (sgstream's) with what the engine keeps around it: the
 // records buffered per source partition and the changelog positions of its
 // stores.
 type task struct {
