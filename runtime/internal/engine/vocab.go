@@ -80,41 +80,41 @@ var timestampPolicyNames = [...]string{TimestampFail: "fail", TimestampSkip: "sk
 	TimestampPartitionTime: "partition_time", TimestampDeadLetter: "dead_letter"}
 
 // String is the spec's name of the policy.
-func (p Policy) String() string {
-	if p >= 0 && int(p) < len(policyNames) {
-		return policyNames[p]
-	}
-	return fmt.Sprintf("Policy(%d)", int(p))
-}
+func (p Policy) String() string { return specName(policyNames[:], int(p), "Policy") }
 
 // ParsePolicy reads a policy by its spec name: fail, continue or
 // dead_letter.
 func ParsePolicy(s string) (Policy, error) {
-	for p, name := range policyNames {
-		if s == name {
-			return Policy(p), nil
-		}
-	}
-	return 0, fmt.Errorf("streamgen: unknown error policy %q: want fail, continue or dead_letter", s)
+	return parseSpecName[Policy](policyNames[:], s, "error policy", "fail, continue or dead_letter")
 }
 
 // String is the spec's name of the policy.
 func (p TimestampPolicy) String() string {
-	if p >= 0 && int(p) < len(timestampPolicyNames) {
-		return timestampPolicyNames[p]
-	}
-	return fmt.Sprintf("TimestampPolicy(%d)", int(p))
+	return specName(timestampPolicyNames[:], int(p), "TimestampPolicy")
 }
 
 // ParseTimestampPolicy reads an invalid-timestamp policy by its spec name:
 // fail, skip, partition_time or dead_letter.
 func ParseTimestampPolicy(s string) (TimestampPolicy, error) {
-	for p, name := range timestampPolicyNames {
+	return parseSpecName[TimestampPolicy](timestampPolicyNames[:], s, "invalid-timestamp policy", "fail, skip, partition_time or dead_letter")
+}
+
+// specName is names[v], or typ(v) for a value without a name.
+func specName(names []string, v int, typ string) string {
+	if v >= 0 && v < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, v)
+}
+
+// parseSpecName is the index of s in names, as a T.
+func parseSpecName[T ~int](names []string, s, what, want string) (T, error) {
+	for p, name := range names {
 		if s == name {
-			return TimestampPolicy(p), nil
+			return T(p), nil
 		}
 	}
-	return 0, fmt.Errorf("streamgen: unknown invalid-timestamp policy %q: want fail, skip, partition_time or dead_letter", s)
+	return 0, fmt.Errorf("streamgen: unknown %s %q: want %s", what, s, want)
 }
 
 // UsesDeadLetter reports whether any of the policies writes to the
