@@ -14,7 +14,7 @@
 //
 // sgstream implements Topology, Task and Driver with unexported types. An
 // engine gets a Topology from the public *sgstream.Topology by a pointer
-// conversion (sgstream.Topology is declared as Handle, see Of), so no
+// conversion (sgstream.Topology is declared as Handle), so no
 // registration, reflection or extra call sits between them; the per-record
 // cost of the split is the one interface call of Task.Process.
 package engine
