@@ -176,7 +176,7 @@ func (e *Engine) setState(s State) {
 
 // RestoredRecords is the number of changelog records restored for task id
 // since the engine started (all assignments of the task summed).
-func (e *Engine) RestoredRecords(id engine.TaskID) int64 {
+func (e *Engine) RestoredRecords(id sgstream.TaskID) int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.restored[id]
