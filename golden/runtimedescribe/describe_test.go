@@ -40,21 +40,7 @@ func TestDescribeIsRuntime(t *testing.T) {
 	inProcess := map[string]*sgapp.App{"../full": full.NewApp(), "../hostile-docs": hostiledocs.NewApp()}
 	for dir, app := range inProcess {
 		t.Run(strings.TrimPrefix(dir, "../"), func(t *testing.T) {
-			prog, err := spec.ParseFile(filepath.Join(dir, "streamgen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, format := range formats {
-				want, err := gen.Describe(prog, format)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := sgapp.Describe(app, format)
-				if err != nil {
-					t.Fatal(err)
-				}
-				reportDrift(t, format, want, got)
-			}
+			compareDescribe(t, dir, func(format string) (string, error) { return sgapp.Describe(app, format) })
 		})
 	}
 	if testing.Short() {
@@ -76,21 +62,13 @@ func TestDescribeIsRuntime(t *testing.T) {
 	binOf := buildApps(t, pkgs)
 	for _, pkg := range pkgs {
 		t.Run(strings.TrimPrefix(pkg, "./../../"), func(t *testing.T) {
-			prog, err := spec.ParseFile(filepath.Join(pkg, "streamgen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, format := range formats {
-				want, err := gen.Describe(prog, format)
-				if err != nil {
-					t.Fatal(err)
-				}
+			compareDescribe(t, pkg, func(format string) (string, error) {
 				out, err := exec.Command(binOf[pkg], "describe", "-format", format).Output()
 				if err != nil {
-					t.Fatalf("%s describe: %v", pkg, err)
+					return "", fmt.Errorf("%s describe: %w", pkg, err)
 				}
-				reportDrift(t, format, want, string(out))
-			}
+				return string(out), nil
+			})
 		})
 	}
 }
@@ -124,6 +102,28 @@ func buildApps(t *testing.T, pkgs []string) map[string]string {
 		}
 	}
 	return binOf
+}
+
+// compareDescribe checks, in every format, that the runtime's description
+// of the application in dir (runtime) is what streamgen describe renders
+// from its spec.
+func compareDescribe(t *testing.T, dir string, runtime func(format string) (string, error)) {
+	t.Helper()
+	prog, err := spec.ParseFile(filepath.Join(dir, "streamgen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range formats {
+		want, err := gen.Describe(prog, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runtime(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reportDrift(t, format, want, got)
+	}
 }
 
 // reportDrift fails on a difference between the two descriptions.
