@@ -20,27 +20,31 @@ import (
 //
 //	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version}
 //	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue)
-//	2  sgstream (the typed DSL generated code calls, and the task machinery)
-//	3  sgquery (typed store views) and sgtest (the test driver tests use;
+//	2  runtime/internal/engine (the contract between sgstream and the
+//	   engines: tasks, their configuration, the test driver's interface)
+//	3  sgstream (the typed DSL generated code calls; it implements the
+//	   engine contract with unexported types)
+//	4  sgquery (typed store views) and sgtest (the test driver tests use;
 //	   sgapp's replay command runs it too)
-//	4  sgapp (the binary's replay and describe commands) and sgkafka (the
+//	5  sgapp (the binary's replay and describe commands) and sgkafka (the
 //	   engine): neither imports the other, which is why App.Run is injected
-//	5  sgrun (the run command: flags, environment, the embedded broker)
+//	6  sgrun (the run command: flags, environment, the embedded broker)
 var runtimeLayers = map[string]int{
-	module + "/serdes":              0,
-	module + "/runtime/sgpartition": 0,
-	module + "/internal/topodesc":   0,
-	module + "/internal/unionfind":  0,
-	module + "/internal/version":    0,
-	module + "/runtime/sgreplay":    1,
-	module + "/runtime/sgstate":     1,
-	module + "/runtime/sgimpl":      1,
-	module + "/runtime/sgstream":    2,
-	module + "/runtime/sgquery":     3,
-	module + "/runtime/sgtest":      3,
-	module + "/runtime/sgapp":       4,
-	module + "/runtime/sgkafka":     4,
-	module + "/runtime/sgrun":       5,
+	module + "/serdes":                  0,
+	module + "/runtime/sgpartition":     0,
+	module + "/internal/topodesc":       0,
+	module + "/internal/unionfind":      0,
+	module + "/internal/version":        0,
+	module + "/runtime/sgreplay":        1,
+	module + "/runtime/sgstate":         1,
+	module + "/runtime/sgimpl":          1,
+	module + "/runtime/internal/engine": 2,
+	module + "/runtime/sgstream":        3,
+	module + "/runtime/sgquery":         4,
+	module + "/runtime/sgtest":          4,
+	module + "/runtime/sgapp":           5,
+	module + "/runtime/sgkafka":         5,
+	module + "/runtime/sgrun":           6,
 }
 
 const (
@@ -96,6 +100,37 @@ func TestRuntimeLayering(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("only %d runtime packages checked: the layout changed, update runtimeLayers", checked)
+	}
+}
+
+// runtimeInternal is the root of the runtime's internal packages: the API
+// between sgstream and the engines, which generated code, examples and
+// users never see.
+const runtimeInternal = module + "/runtime/internal"
+
+// TestRuntimeInternalImports checks that runtime/internal/... is imported
+// only by runtime packages and their tests. Go's internal rule already
+// refuses an import from outside runtime/; the test states the rule where
+// the rest of the picture is, and fails if the packages move (for instance
+// to the module's internal/, where anything in the module could reach
+// them). Generated code is held to it by TestGeneratedCodeImports.
+func TestRuntimeInternalImports(t *testing.T) {
+	importers := 0
+	for _, p := range listPackages(t) {
+		for _, imp := range p.allImports() {
+			if !hasPrefix(imp, runtimeInternal) {
+				continue
+			}
+			if !hasPrefix(p.ImportPath, module+"/runtime") {
+				t.Errorf("%s imports %s: runtime/internal is the runtime's own; use the public API of sgstream, sgtest or sgkafka", p.ImportPath, imp)
+			} else if !hasPrefix(p.ImportPath, runtimeInternal) {
+				importers++
+			}
+			break
+		}
+	}
+	if importers < 5 {
+		t.Errorf("only %d runtime packages import %s: the engine API moved, update the test", importers, runtimeInternal)
 	}
 }
 

@@ -3,7 +3,7 @@ package sgkafka
 import (
 	"sync/atomic"
 
-	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
 // Bad input: the error policies of the spec (on_error, invalid_timestamp)
@@ -34,7 +34,7 @@ func (e *Engine) DeadLettered() int64 { return e.bad.deadLettered.Load() }
 // last commit to the engine's counters; the worker calls it once the
 // task's work is committed.
 func (e *Engine) countCommitted(tk *task) {
-	s := tk.t.Stats
+	s := tk.t.Stats()
 	e.bad.skipped.Add(s.Skipped - tk.counted.Skipped)
 	e.bad.deadLettered.Add(s.DeadLettered - tk.counted.DeadLettered)
 	tk.counted = s
@@ -44,10 +44,10 @@ func (e *Engine) countCommitted(tk *task) {
 // record of a global topic is as much bad input as one of a stream task's.
 func (e *Engine) countGlobal(g *globalThread) {
 	if len(g.counted) != len(g.tasks) {
-		g.counted = make([]sgstream.TaskStats, len(g.tasks))
+		g.counted = make([]engine.TaskStats, len(g.tasks))
 	}
 	for i, t := range g.tasks {
-		s := t.Stats
+		s := t.Stats()
 		e.bad.skipped.Add(s.Skipped - g.counted[i].Skipped)
 		e.bad.deadLettered.Add(s.DeadLettered - g.counted[i].DeadLettered)
 		g.counted[i] = s

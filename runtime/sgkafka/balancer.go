@@ -3,7 +3,7 @@ package sgkafka
 import (
 	"sort"
 
-	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -16,7 +16,7 @@ import (
 // even — and cooperative: a task that moves is first revoked from its owner
 // in one rebalance and assigned in the next (kgo's AdjustCooperative).
 type taskBalancer struct {
-	subs []*sgstream.SubTopology
+	subs []*engine.SubTopology
 	// global sub-topologies have no tasks in the group: every instance
 	// reads their topics itself.
 	global map[int]bool
@@ -32,7 +32,7 @@ func (b *taskBalancer) advertising(queryAddr string) *taskBalancer {
 	return b
 }
 
-func newTaskBalancer(tp *sgstream.Topology) *taskBalancer {
+func newTaskBalancer(tp engine.Topology) *taskBalancer {
 	b := &taskBalancer{subs: tp.SubTopologies(), global: map[int]bool{}}
 	for _, s := range b.subs {
 		if tp.IsGlobal(s) {

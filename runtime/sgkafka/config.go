@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -238,5 +239,5 @@ func validPolicy(p sgstream.Policy) bool {
 // usesDeadLetter reports whether a policy of cfg writes to the dead-letter
 // topic.
 func (cfg *Config) usesDeadLetter() bool {
-	return sgstream.UsesDeadLetter(cfg.Deserialization, cfg.Processing, cfg.InvalidTime)
+	return engine.UsesDeadLetter(cfg.Deserialization, cfg.Processing, cfg.InvalidTime)
 }

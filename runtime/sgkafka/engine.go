@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -90,7 +91,7 @@ func (s State) String() string {
 
 // Engine runs a topology on Kafka.
 type Engine struct {
-	tp  *sgstream.Topology
+	tp  engine.Topology
 	cfg Config
 	log *slog.Logger
 
@@ -99,7 +100,7 @@ type Engine struct {
 	// set up by setup()
 	parts      map[string]int // partition count of every topic the topology touches
 	partsMu    sync.Mutex
-	sourceSubs []*sgstream.SubTopology
+	sourceSubs []*engine.SubTopology
 	taskParts  map[int]int     // sub-topology → task count
 	changelogs map[string]bool // changelog topics (read-only after setup)
 	instanceID string
@@ -107,7 +108,7 @@ type Engine struct {
 	base       *kgo.Client // admin and metadata
 
 	mu       sync.Mutex
-	restored map[sgstream.TaskID]int64
+	restored map[engine.TaskID]int64
 	workers  []*worker
 
 	lastRecord   atomic.Int64 // unix nanos of the last polled record
@@ -134,7 +135,8 @@ type Engine struct {
 // New creates an engine for tp. It does not contact Kafka. It applies
 // cfg's defaults (EnsureDefaults) and rejects a configuration that Validate
 // finds wrong, naming every problem.
-func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
+func New(topology *sgstream.Topology, cfg Config) (*Engine, error) {
+	tp := (*engine.Handle)(topology).Topology()
 	cfg.EnsureDefaults(tp.AppID())
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -144,7 +146,7 @@ func New(tp *sgstream.Topology, cfg Config) (*Engine, error) {
 		// the topology must be rebuilt under the overriding id.
 		return nil, fmt.Errorf("%w: topology was built for application id %q, engine configured with %q", ErrConfig, tp.AppID(), cfg.ApplicationID)
 	}
-	e := &Engine{tp: tp, cfg: cfg, log: cfg.Logger, restored: map[sgstream.TaskID]int64{}}
+	e := &Engine{tp: tp, cfg: cfg, log: cfg.Logger, restored: map[engine.TaskID]int64{}}
 	e.met = newEngineMetrics(e)
 	if cfg.Metrics != nil {
 		if err := e.met.register(cfg.Metrics); err != nil {
@@ -191,7 +193,7 @@ func (e *Engine) TotalRestored() int64 {
 	return n
 }
 
-func (e *Engine) addRestored(id sgstream.TaskID, n int64) {
+func (e *Engine) addRestored(id engine.TaskID, n int64) {
 	e.mu.Lock()
 	e.restored[id] += n
 	e.mu.Unlock()
@@ -367,7 +369,7 @@ func (e *Engine) watchState(ctx context.Context) {
 
 // taskLock serialises opening a task's state between workers of this
 // process (a task moving from one worker to another).
-func (e *Engine) taskLock(id sgstream.TaskID) *sync.Mutex {
+func (e *Engine) taskLock(id engine.TaskID) *sync.Mutex {
 	m, _ := e.taskLocks.LoadOrStore(id, &sync.Mutex{})
 	return m.(*sync.Mutex)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/internal/kafkatest"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -132,7 +133,7 @@ func TestAbortedTransactionLeavesNoTrace(t *testing.T) {
 		}
 		for p := int32(0); p < 2; p++ {
 			st := sgstate.NewPebbleKeyValue("counts", nil)
-			if err := st.Init(&sgstate.StoreContext{Dir: sgstream.StoreDir(dir, sgstream.TaskID{Sub: 0, Partition: p}, "counts")}); err != nil {
+			if err := st.Init(&sgstate.StoreContext{Dir: engine.StoreDir(dir, engine.TaskID{Sub: 0, Partition: p}, "counts")}); err != nil {
 				t.Fatal(err)
 			}
 			// The checkpoint may have moved past the aborted records

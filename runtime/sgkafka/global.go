@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -36,7 +37,7 @@ import (
 //     engine started. A goroutine then keeps applying updates until shutdown,
 //     which stops it after the workers (it commits last).
 //
-// The global records go through a sgstream.Task of the global sub-topology
+// The global records go through an engine.Task of the global sub-topology
 // (TaskID{Sub, GlobalPartition}), as the test driver runs it, so restoring
 // and updating apply the same source logic (null keys dropped, null values
 // delete, deserialization policies) as the reference.
@@ -58,12 +59,12 @@ type globalThread struct {
 	e   *Engine
 	log *slog.Logger
 
-	tasks    []*sgstream.Task          // one per global sub-topology
-	counted  []sgstream.TaskStats      // tasks' Stats when last counted (Engine.countGlobal)
-	bySource map[string]*sgstream.Task // source topic → its task
-	stores   map[string]*globalCore    // store name → shared store
-	topics   []string                  // every global topic, sorted
-	pos      map[string]int64          // checkpointKey → next offset to read
+	tasks    []engine.Task          // one per global sub-topology
+	counted  []engine.TaskStats     // tasks' Stats when last counted (Engine.countGlobal)
+	bySource map[string]engine.Task // source topic → its task
+	stores   map[string]*globalCore // store name → shared store
+	topics   []string               // every global topic, sorted
+	pos      map[string]int64       // checkpointKey → next offset to read
 	cl       *kgo.Client
 
 	lastCommit time.Time
@@ -85,7 +86,7 @@ func (e *Engine) hasGlobal() bool {
 }
 
 // GlobalStore is the store provider's half used by stream tasks
-// (sgstream.GlobalStoreProvider): a read-only view of the global store.
+// (engine.GlobalStoreProvider): a read-only view of the global store.
 func (e *Engine) globalStore(name string) (sgstate.Store, error) {
 	g := e.global
 	if g == nil {
@@ -98,20 +99,20 @@ func (e *Engine) globalStore(name string) (sgstate.Store, error) {
 	return globalView{c}, nil
 }
 
-// GlobalStore implements sgstream.GlobalStoreProvider for stream tasks.
+// GlobalStore implements engine.GlobalStoreProvider for stream tasks.
 func (tk *task) GlobalStore(name string) (sgstate.Store, error) { return tk.w.e.globalStore(name) }
 
 // openGlobal opens the global tasks and stores and catches them up to the
 // end of their topics. On error everything it opened is closed.
 func (e *Engine) openGlobal(ctx context.Context) (g *globalThread, err error) {
-	g = &globalThread{e: e, log: e.log.With("thread", "global"), bySource: map[string]*sgstream.Task{},
+	g = &globalThread{e: e, log: e.log.With("thread", "global"), bySource: map[string]engine.Task{},
 		stores: map[string]*globalCore{}, pos: map[string]int64{}, rr: map[string]int32{}}
 	defer func() {
 		if err != nil {
 			g.close(false)
 		}
 	}()
-	var subs []*sgstream.SubTopology
+	var subs []*engine.SubTopology
 	for _, s := range e.tp.SubTopologies() {
 		if e.tp.IsGlobal(s) {
 			subs = append(subs, s)
@@ -176,7 +177,7 @@ func (e *Engine) openGlobal(ctx context.Context) (g *globalThread, err error) {
 		}
 	}
 	for _, t := range g.tasks {
-		for _, s := range e.tp.SubTopologies()[t.ID.Sub].Topics {
+		for _, s := range e.tp.SubTopologies()[t.ID().Sub].Topics {
 			g.bySource[s] = t
 		}
 	}
@@ -199,10 +200,10 @@ func (e *Engine) openGlobal(ctx context.Context) (g *globalThread, err error) {
 }
 
 // openTask creates and initialises the task of global sub-topology s.
-func (g *globalThread) openTask(s *sgstream.SubTopology) (*sgstream.Task, error) {
+func (g *globalThread) openTask(s *engine.SubTopology) (engine.Task, error) {
 	e := g.e
-	id := sgstream.TaskID{Sub: s.ID, Partition: sgstream.GlobalPartition}
-	t, err := e.tp.NewTask(id, sgstream.TaskConfig{
+	id := engine.TaskID{Sub: s.ID, Partition: engine.GlobalPartition}
+	t, err := e.tp.NewTask(id, engine.TaskConfig{
 		Collector:       (*globalCollector)(g),
 		Stores:          (*globalProvider)(g),
 		Logger:          g.log.With("task", id.String()),
@@ -224,8 +225,8 @@ func (g *globalThread) openTask(s *sgstream.SubTopology) (*sgstream.Task, error)
 // startOffsets returns where each partition of t's topics resumes: the
 // stores' checkpoint, or the start of the partition without one. wipe is
 // true when a checkpoint lies outside its partition.
-func (g *globalThread) startOffsets(t *sgstream.Task, starts, ends kadm.ListedOffsets) (map[string]int64, bool, error) {
-	sub := g.e.tp.SubTopologies()[t.ID.Sub]
+func (g *globalThread) startOffsets(t engine.Task, starts, ends kadm.ListedOffsets) (map[string]int64, bool, error) {
+	sub := g.e.tp.SubTopologies()[t.ID().Sub]
 	from := map[string]int64{}
 	var cps []map[string]int64
 	for _, name := range sub.Stores {
@@ -279,14 +280,14 @@ func (g *globalThread) startOffsets(t *sgstream.Task, starts, ends kadm.ListedOf
 
 // rebuild closes t, deletes its stores' directories and opens it again,
 // empty.
-func (g *globalThread) rebuild(t *sgstream.Task) (*sgstream.Task, error) {
+func (g *globalThread) rebuild(t engine.Task) (engine.Task, error) {
 	if err := t.Close(); err != nil {
 		return nil, err
 	}
-	sub := g.e.tp.SubTopologies()[t.ID.Sub]
+	sub := g.e.tp.SubTopologies()[t.ID().Sub]
 	for _, name := range sub.Stores {
 		delete(g.stores, name)
-		if err := os.RemoveAll(sgstream.StoreDir(g.e.cfg.StateDir, t.ID, name)); err != nil {
+		if err := os.RemoveAll(engine.StoreDir(g.e.cfg.StateDir, t.ID(), name)); err != nil {
 			return nil, fmt.Errorf("streamgen: wiping global store %q: %w", name, err)
 		}
 	}
@@ -341,7 +342,7 @@ func (g *globalThread) bootstrap(ctx context.Context, target map[string]int64) e
 	for _, t := range g.tasks {
 		// Records are counted per global task; with one task (the usual
 		// case) the count is exact, with several it goes to the first.
-		g.e.addRestored(t.ID, n)
+		g.e.addRestored(t.ID(), n)
 		n = 0
 	}
 	g.log.Info("global tables restored", "took", el.Round(time.Millisecond).String())
@@ -479,7 +480,7 @@ func (g *globalThread) close(clean bool) error {
 	}
 	for _, t := range g.tasks {
 		if cerr := t.Close(); cerr != nil {
-			g.log.Warn("closing global task", "task", t.ID.String(), "error", cerr.Error())
+			g.log.Warn("closing global task", "task", t.ID().String(), "error", cerr.Error())
 		}
 	}
 	g.tasks = nil
@@ -496,7 +497,7 @@ type globalProvider globalThread
 // OpenStore opens a global store, Pebble under <state-dir>/global/<store>
 // or in memory, and registers it for lookups. Global stores are not logged:
 // their topic is their changelog.
-func (gp *globalProvider) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+func (gp *globalProvider) OpenStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	g := (*globalThread)(gp)
 	e := g.e
 	var s sgstate.Store
@@ -506,7 +507,7 @@ func (gp *globalProvider) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) 
 		}
 	} else {
 		var err error
-		if s, err = sgstream.NewBuiltinStore(spec, !spec.InMemory, e.cfg.Pebble); err != nil {
+		if s, err = engine.NewBuiltinStore(spec, !spec.InMemory, e.cfg.Pebble); err != nil {
 			return nil, err
 		}
 	}
@@ -514,8 +515,8 @@ func (gp *globalProvider) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) 
 	if !ok {
 		return nil, fmt.Errorf("streamgen: global store %q is a %T, not a key-value store", spec.Name, s)
 	}
-	ctx := sgstream.NewStoreContext(t, spec, g.log.With("store", spec.Name))
-	ctx.Dir = sgstream.StoreDir(e.cfg.StateDir, t.ID, spec.Name)
+	ctx := t.StoreContext(spec, g.log.With("store", spec.Name))
+	ctx.Dir = engine.StoreDir(e.cfg.StateDir, t.ID(), spec.Name)
 	if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("streamgen: store %q: %w", spec.Name, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
@@ -71,14 +72,15 @@ func concat(parts ...[]sgstream.RawRecord) []sgstream.RawRecord {
 }
 
 // globalTaskID is the task of the global sub-topology of tp.
-func globalTaskID(t testing.TB, tp *sgstream.Topology) sgstream.TaskID {
+func globalTaskID(t testing.TB, h *sgstream.Topology) engine.TaskID {
+	tp := (*engine.Handle)(h).Topology()
 	for _, s := range tp.SubTopologies() {
 		if tp.IsGlobal(s) {
-			return sgstream.TaskID{Sub: s.ID, Partition: sgstream.GlobalPartition}
+			return engine.TaskID{Sub: s.ID, Partition: engine.GlobalPartition}
 		}
 	}
 	t.Fatal("no global sub-topology")
-	return sgstream.TaskID{}
+	return engine.TaskID{}
 }
 
 // The global table is bootstrapped from all its partitions before the
@@ -110,7 +112,7 @@ func TestGlobalTableJoinMatchesDriver(t *testing.T) {
 		if n := r.e.RestoredRecords(gid); n != int64(len(grecs)) {
 			t.Errorf("global bootstrap restored %d records, want %d", n, len(grecs))
 		}
-		if _, err := os.Stat(sgstream.StoreDir(dir, gid, "g-store")); err != nil {
+		if _, err := os.Stat(engine.StoreDir(dir, gid, "g-store")); err != nil {
 			t.Errorf("global store not under <state-dir>/global: %v", err)
 		}
 	})

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
@@ -23,7 +23,7 @@ import (
 
 // Metrics. The engine keeps its counters whether or not anything scrapes
 // them, and keeps them cheap on the hot path: a task's counters are plain
-// ints owned by the worker goroutine (sgstream.TaskStats and the nodes'
+// ints owned by the worker goroutine (engine.TaskStats and the nodes'
 // forward counters); the worker adds what changed to the engine's totals
 // under one lock once per poll loop (publish), and a scrape reads the
 // totals under that lock. Per-record latency is sampled (one record in
@@ -52,7 +52,7 @@ type engineMetrics struct {
 	enabled bool // a registry was configured: kprom hooks on clients
 
 	mu       sync.Mutex
-	tasks    map[sgstream.TaskID]*taskTotals
+	tasks    map[engine.TaskID]*taskTotals
 	restores map[restoreKey]*restoreTotals
 
 	txnCommits atomic.Int64
@@ -68,7 +68,7 @@ type engineMetrics struct {
 	lagAt     time.Time
 	lag       []lagPoint
 	diskAt    time.Time
-	diskTasks []sgstream.TaskID
+	diskTasks []engine.TaskID
 	disk      map[restoreKey]int64
 }
 
@@ -82,7 +82,7 @@ type taskTotals struct {
 }
 
 type restoreKey struct {
-	task  sgstream.TaskID
+	task  engine.TaskID
 	store string
 }
 
@@ -99,7 +99,7 @@ type lagPoint struct {
 // taskMetrics is a task's side of the counters: what it last published
 // and its latency sampler. Only the worker goroutine touches it.
 type taskMetrics struct {
-	last     sgstream.TaskStats
+	last     engine.TaskStats
 	lastFwd  []int64
 	buf      []int64
 	sample   uint32
@@ -110,7 +110,7 @@ type taskMetrics struct {
 func newEngineMetrics(e *Engine) *engineMetrics {
 	return &engineMetrics{
 		e:        e,
-		tasks:    map[sgstream.TaskID]*taskTotals{},
+		tasks:    map[engine.TaskID]*taskTotals{},
 		restores: map[restoreKey]*restoreTotals{},
 		processLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: metricsNamespace, Name: "task_process_latency_seconds",
@@ -227,7 +227,7 @@ func (m *engineMetrics) publishLocked(tk *task, open bool) {
 		m.tasks[tk.id] = tt
 	}
 	tt.open = open
-	s, last := tk.t.Stats, &tk.met.last
+	s, last := tk.t.Stats(), &tk.met.last
 	tt.processed += s.Processed - last.Processed
 	tt.skipped += s.Skipped - last.Skipped
 	tt.deadLettered += s.DeadLettered - last.DeadLettered
@@ -321,7 +321,7 @@ func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
 	lag, disk := m.refresh()
 
 	m.mu.Lock()
-	ids := make([]sgstream.TaskID, 0, len(m.tasks))
+	ids := make([]engine.TaskID, 0, len(m.tasks))
 	open := 0
 	for id, tt := range m.tasks {
 		ids = append(ids, id)
@@ -355,7 +355,7 @@ func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func sortTaskIDs(ids []sgstream.TaskID) {
+func sortTaskIDs(ids []engine.TaskID) {
 	sort.Slice(ids, func(i, j int) bool {
 		if ids[i].Sub != ids[j].Sub {
 			return ids[i].Sub < ids[j].Sub
@@ -365,10 +365,10 @@ func sortTaskIDs(ids []sgstream.TaskID) {
 }
 
 // openTaskIDs are the tasks currently running in this instance.
-func (m *engineMetrics) openTaskIDs() []sgstream.TaskID {
+func (m *engineMetrics) openTaskIDs() []engine.TaskID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var ids []sgstream.TaskID
+	var ids []engine.TaskID
 	for id, tt := range m.tasks {
 		if tt.open {
 			ids = append(ids, id)
@@ -395,7 +395,7 @@ func (m *engineMetrics) refresh() ([]lagPoint, map[restoreKey]int64) {
 	return m.lag, m.disk
 }
 
-func sameTasks(a, b []sgstream.TaskID) bool {
+func sameTasks(a, b []engine.TaskID) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -411,7 +411,7 @@ func sameTasks(a, b []sgstream.TaskID) bool {
 // last stable offsets of the source partitions of the open tasks. It uses
 // a worker's client (any works for admin requests); when the engine is
 // not running it reports nothing.
-func (m *engineMetrics) computeLag(ids []sgstream.TaskID) []lagPoint {
+func (m *engineMetrics) computeLag(ids []engine.TaskID) []lagPoint {
 	e := m.e
 	if len(ids) == 0 {
 		return nil
@@ -485,7 +485,7 @@ func (m *engineMetrics) computeLag(ids []sgstream.TaskID) []lagPoint {
 
 // computeDisk sums the file sizes of the persistent stores of open tasks.
 // Reading the directory is safe while the worker writes the store.
-func (m *engineMetrics) computeDisk(ids []sgstream.TaskID) map[restoreKey]int64 {
+func (m *engineMetrics) computeDisk(ids []engine.TaskID) map[restoreKey]int64 {
 	e := m.e
 	out := map[restoreKey]int64{}
 	subs := e.tp.SubTopologies()
@@ -496,7 +496,7 @@ func (m *engineMetrics) computeDisk(ids []sgstream.TaskID) map[restoreKey]int64 
 				continue
 			}
 			var n int64
-			dir := sgstream.StoreDir(e.cfg.StateDir, id, name)
+			dir := engine.StoreDir(e.cfg.StateDir, id, name)
 			filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return nil // files come and go under compaction
@@ -530,13 +530,13 @@ func (c clientsCollector) Collect(ch chan<- prometheus.Metric) {
 
 // logRebalance logs one line for a rebalance a worker applied, naming the
 // tasks it gained and lost, and counts it.
-func (w *worker) logRebalance(gen int32, gained, lost []sgstream.TaskID) {
+func (w *worker) logRebalance(gen int32, gained, lost []engine.TaskID) {
 	w.e.met.rebalances.Add(1)
 	w.log.Info("rebalance", "generation", gen, "tasks_gained", taskIDStrings(gained),
 		"tasks_lost", taskIDStrings(lost), "tasks", taskIDStrings(w.taskIDs()))
 }
 
-func taskIDStrings(ids []sgstream.TaskID) []string {
+func taskIDStrings(ids []engine.TaskID) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = id.String()

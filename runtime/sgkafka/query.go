@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgquery"
 	"github.com/streamgen/streamgen/runtime/sgstate"
-	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
@@ -65,7 +65,7 @@ func decodeUserData(b []byte) memberUserData {
 // iqState is the engine's interactive-query state.
 type iqState struct {
 	// tasks holds the running (restored) tasks of this instance.
-	tasks sync.Map // sgstream.TaskID → *task
+	tasks sync.Map // engine.TaskID → *task
 
 	mu     sync.Mutex // serialises route refreshes
 	routes *routeTable
@@ -120,7 +120,7 @@ func (tk *task) close() error {
 }
 
 // storeSub is the sub-topology whose tasks hold store.
-func (e *Engine) storeSub(store string) (*sgstream.SubTopology, error) {
+func (e *Engine) storeSub(store string) (*engine.SubTopology, error) {
 	if e.tp.Store(store) != nil {
 		for _, s := range e.tp.SubTopologies() {
 			for _, name := range s.Stores {
@@ -185,7 +185,7 @@ func (e *Engine) ReadLocal(ctx context.Context, store string, partition int32, f
 	if !e.setUp() {
 		return e.notServing()
 	}
-	id := sgstream.TaskID{Sub: sub.ID, Partition: partition}
+	id := engine.TaskID{Sub: sub.ID, Partition: partition}
 	v, ok := e.iq.tasks.Load(id)
 	if !ok {
 		return fmt.Errorf("%w: store %q partition %d", sgquery.ErrNotLocal, store, partition)

@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
-	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -108,7 +108,7 @@ func (w *worker) restore(tasks []*task) error {
 				return err
 			}
 			for _, name := range wipe {
-				if err := os.RemoveAll(sgstream.StoreDir(w.e.cfg.StateDir, tk.id, name)); err != nil {
+				if err := os.RemoveAll(engine.StoreDir(w.e.cfg.StateDir, tk.id, name)); err != nil {
 					return fmt.Errorf("streamgen: wiping store %q of task %s: %w", name, tk.id, err)
 				}
 			}
@@ -278,7 +278,7 @@ func (w *worker) maybePurge(ctx context.Context) {
 	offs := kadm.Offsets{}
 	for topic, ps := range w.cl.CommittedOffsets() {
 		ts := w.e.tp.Topic(topic)
-		if ts == nil || ts.Role != sgstream.TopicRepartition {
+		if ts == nil || ts.Role != engine.TopicRepartition {
 			continue
 		}
 		for p, eo := range ps {

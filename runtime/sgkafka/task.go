@@ -7,17 +7,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// task is a sgstream.Task with what the engine keeps around it: the
+// task is an engine.Task (sgstream's) with what the engine keeps around it: the
 // records buffered per source partition and the changelog positions of its
 // stores.
 type task struct {
-	id     sgstream.TaskID
-	t      *sgstream.Task
+	id     engine.TaskID
+	t      engine.Task
 	w      *worker
 	queues []*queue // one per source topic, in the sub-topology's order
 	byTop  map[string]*queue
@@ -34,9 +35,9 @@ type task struct {
 	// qmu excludes interactive queries while the worker changes the
 	// task's stores (query.go).
 	qmu sync.Mutex
-	// counted is t.Stats when its bad records were last added to the
+	// counted is t.Stats() when its bad records were last added to the
 	// engine's counters (Engine.countCommitted).
-	counted sgstream.TaskStats
+	counted engine.TaskStats
 	// raw is the record being processed (process reuses it).
 	raw sgstream.RawRecord
 	// preopened holds stores opened ahead of Init (preopenStores).
@@ -78,7 +79,7 @@ func checkpointKey(topic string, partition int32) string {
 // openTask creates and initialises a task: its stores are opened (Pebble
 // under <state-dir>/<task id>/<store>) but not yet restored.
 // newTask creates task id without opening its stores.
-func (w *worker) newTask(id sgstream.TaskID) (*task, error) {
+func (w *worker) newTask(id engine.TaskID) (*task, error) {
 	e := w.e
 	tk := &task{id: id, w: w, byTop: map[string]*queue{}, changelogs: map[string]string{}, end: map[string]int64{}}
 	sub := e.tp.SubTopologies()[id.Sub]
@@ -105,7 +106,7 @@ func (w *worker) newTask(id sgstream.TaskID) (*task, error) {
 			cache = 1
 		}
 	}
-	t, err := e.tp.NewTask(id, sgstream.TaskConfig{
+	t, err := e.tp.NewTask(id, engine.TaskConfig{
 		Collector:       (*collector)(w),
 		Stores:          tk,
 		Logger:          e.log.With("task", id.String()),
@@ -123,7 +124,7 @@ func (w *worker) newTask(id sgstream.TaskID) (*task, error) {
 }
 
 // openTask creates task id and opens its stores.
-func (w *worker) openTask(id sgstream.TaskID) (*task, error) {
+func (w *worker) openTask(id engine.TaskID) (*task, error) {
 	tk, err := w.newTask(id)
 	if err != nil {
 		return nil, err
@@ -192,10 +193,10 @@ func (tk *task) closePreopened() {
 	tk.preopened = nil
 }
 
-// OpenStore implements sgstream.StoreProvider: built-in stores on Pebble
+// OpenStore implements engine.StoreProvider: built-in stores on Pebble
 // under <state-dir>/<task id>/<store>, or in memory when the spec says so;
 // logged stores send their changelog through the worker's producer.
-func (tk *task) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+func (tk *task) OpenStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	if s, ok := tk.preopened[spec.Name]; ok {
 		delete(tk.preopened, spec.Name)
 		return s, nil
@@ -204,7 +205,7 @@ func (tk *task) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.S
 }
 
 // newStore creates and initializes spec's store for t, built-in or custom.
-func (tk *task) newStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+func (tk *task) newStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	e := tk.w.e
 	var s sgstate.Store
 	if spec.Custom != nil {
@@ -214,12 +215,12 @@ func (tk *task) newStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.St
 		}
 	} else {
 		var err error
-		if s, err = sgstream.NewBuiltinStore(spec, !spec.InMemory, e.cfg.Pebble); err != nil {
+		if s, err = engine.NewBuiltinStore(spec, !spec.InMemory, e.cfg.Pebble); err != nil {
 			return nil, err
 		}
 	}
-	ctx := sgstream.NewStoreContext(t, spec, e.log.With("task", t.ID.String(), "store", spec.Name))
-	ctx.Dir = sgstream.StoreDir(e.cfg.StateDir, t.ID, spec.Name)
+	ctx := t.StoreContext(spec, e.log.With("task", t.ID().String(), "store", spec.Name))
+	ctx.Dir = engine.StoreDir(e.cfg.StateDir, t.ID(), spec.Name)
 	if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("streamgen: store %q: %w", spec.Name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/internal/toponame"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -61,7 +62,7 @@ func (e *Engine) setup(ctx context.Context) error {
 
 	var external []string
 	for _, ts := range e.tp.Topics() {
-		if ts.Role == sgstream.TopicExternal || ts.Role == sgstream.TopicGlobal {
+		if ts.Role == engine.TopicExternal || ts.Role == engine.TopicGlobal {
 			external = append(external, ts.Name)
 		}
 	}
@@ -98,7 +99,7 @@ func (e *Engine) setup(ctx context.Context) error {
 		return err
 	}
 	for _, s := range e.sourceSubs {
-		if err := sgstream.CheckCopartitioned(s, func(t string) int { return e.parts[t] }); err != nil {
+		if err := engine.CheckCopartitioned(s, func(t string) int { return e.parts[t] }); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
@@ -125,9 +126,9 @@ func (e *Engine) planInternalTopics() ([]internalTopic, error) {
 		}
 	}
 	subs := e.tp.SubTopologies()
-	var pending []*sgstream.TopicSpec
+	var pending []*engine.TopicSpec
 	for _, ts := range e.tp.Topics() {
-		if ts.Role == sgstream.TopicRepartition || ts.Role == sgstream.TopicInternal {
+		if ts.Role == engine.TopicRepartition || ts.Role == engine.TopicInternal {
 			if ts.Partitions > 0 {
 				e.parts[ts.Name] = ts.Partitions
 			} else {
@@ -182,7 +183,7 @@ func (e *Engine) planInternalTopics() ([]internalTopic, error) {
 	}
 	var out []internalTopic
 	for _, ts := range e.tp.Topics() {
-		if ts.Role != sgstream.TopicRepartition && ts.Role != sgstream.TopicInternal {
+		if ts.Role != engine.TopicRepartition && ts.Role != engine.TopicInternal {
 			continue
 		}
 		out = append(out, internalTopic{name: ts.Name, partitions: e.parts[ts.Name], why: "repartition topic",

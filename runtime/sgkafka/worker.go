@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -41,7 +42,7 @@ type worker struct {
 		Error(string, ...any)
 	}
 
-	tasks map[sgstream.TaskID]*task
+	tasks map[engine.TaskID]*task
 
 	evMu   sync.Mutex
 	events []rebalanceEvent
@@ -82,7 +83,7 @@ type rebalanceEvent struct {
 }
 
 func newWorker(e *Engine, idx int) (*worker, error) {
-	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[sgstream.TaskID]*task{},
+	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[engine.TaskID]*task{},
 		clEnd: map[string]int64{}, rr: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
 	w.log = e.log.With("worker", idx)
 	w.promiseFn = w.promise
@@ -241,8 +242,8 @@ func (w *worker) pendingEvents() int {
 	return len(w.events)
 }
 
-func (w *worker) taskIDs() []sgstream.TaskID {
-	ids := make([]sgstream.TaskID, 0, len(w.tasks))
+func (w *worker) taskIDs() []engine.TaskID {
+	ids := make([]engine.TaskID, 0, len(w.tasks))
 	for id := range w.tasks {
 		ids = append(ids, id)
 	}
@@ -260,7 +261,7 @@ func (w *worker) taskFor(topic string, p int32) *task {
 	if s == nil {
 		return nil
 	}
-	return w.tasks[sgstream.TaskID{Sub: s.ID, Partition: p}]
+	return w.tasks[engine.TaskID{Sub: s.ID, Partition: p}]
 }
 
 // begin opens the transaction lazily, on the first record polled or sent.
@@ -288,7 +289,7 @@ func (w *worker) applyEvents() (keep bool, err error) {
 		return true, nil
 	}
 	keep = true
-	var open, lost []sgstream.TaskID
+	var open, lost []engine.TaskID
 	var gen int32
 	for _, ev := range evs {
 		gen = max(gen, ev.gen)
@@ -355,16 +356,16 @@ func (w *worker) applyEvents() (keep bool, err error) {
 	return keep, nil
 }
 
-func (w *worker) tasksOf(tps map[string][]int32) []sgstream.TaskID {
-	seen := map[sgstream.TaskID]bool{}
-	var ids []sgstream.TaskID
+func (w *worker) tasksOf(tps map[string][]int32) []engine.TaskID {
+	seen := map[engine.TaskID]bool{}
+	var ids []engine.TaskID
 	for topic, ps := range tps {
 		s := w.e.tp.SubTopologyOf(topic)
 		if s == nil {
 			continue
 		}
 		for _, p := range ps {
-			id := sgstream.TaskID{Sub: s.ID, Partition: p}
+			id := engine.TaskID{Sub: s.ID, Partition: p}
 			if !seen[id] {
 				seen[id] = true
 				ids = append(ids, id)
@@ -401,7 +402,7 @@ func fmtTPs(tps map[string][]int32) string {
 }
 
 // openTasks opens and restores tasks, then registers them.
-func (w *worker) openTasks(ids []sgstream.TaskID) error {
+func (w *worker) openTasks(ids []engine.TaskID) error {
 	var created, opened []*task
 	fail := func(err error, from int) error {
 		for _, o := range opened {
@@ -450,7 +451,7 @@ func (w *worker) openTasks(ids []sgstream.TaskID) error {
 	return nil
 }
 
-func (w *worker) closeTask(id sgstream.TaskID) {
+func (w *worker) closeTask(id engine.TaskID) {
 	tk, ok := w.tasks[id]
 	if !ok {
 		return
@@ -627,7 +628,7 @@ func (w *worker) close(err error) {
 	}
 }
 
-// collector is the worker seen as the tasks' sgstream.Collector: records
+// collector is the worker seen as the tasks' engine.Collector: records
 // go to the worker's producer (inside the open transaction).
 type collector worker
 

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
+
+// GlobalPartition is the partition of a global store (a global table's):
+// one global task holds all of it, whatever the partition of the key.
+const GlobalPartition = engine.GlobalPartition
 
 // Errors; test with errors.Is. Returned errors wrap them with the store,
 // partition and reason.
@@ -37,7 +42,7 @@ type StoreInfo struct {
 	// global store.
 	Partitions int
 	// Global is set for the store of a global table: every instance holds
-	// all of it (partition sgstream.GlobalPartition).
+	// all of it (partition GlobalPartition).
 	Global bool
 }
 
@@ -57,7 +62,7 @@ type Source interface {
 	// engine knows the partition counts.
 	StoreInfo(store string) (StoreInfo, error)
 	// ReadLocal runs fn on the store of the task of partition
-	// (sgstream.GlobalPartition for a global store) if this instance runs
+	// (GlobalPartition for a global store) if this instance runs
 	// it, while the task cannot process. fn must be quick, must not write,
 	// and must not keep the store or slices it returns. It fails with
 	// ErrNotLocal when this instance does not run the task now (restoring
@@ -74,7 +79,7 @@ type KeyMetadata struct {
 	// Partition is the partition of the task that holds the key:
 	// Kafka's default partitioner (murmur2) on the serialized key over the
 	// store's partitions, since records reach a store partitioned by its
-	// key. sgstream.GlobalPartition for a global store.
+	// key. GlobalPartition for a global store.
 	Partition int32
 	// Owner is the instance running that task.
 	Owner Host
@@ -87,7 +92,7 @@ func partitionOf(src Source, store string, kb []byte) (int32, StoreInfo, error) 
 		return 0, info, err
 	}
 	if info.Global {
-		return sgstream.GlobalPartition, info, nil
+		return GlobalPartition, info, nil
 	}
 	if info.Partitions <= 0 {
 		return 0, info, fmt.Errorf("%w: store %q: its partitions are not known yet", ErrUnavailable, store)
@@ -98,7 +103,7 @@ func partitionOf(src Source, store string, kb []byte) (int32, StoreInfo, error) 
 // partitionsOf lists the partitions of store's tasks.
 func partitionsOf(info StoreInfo) []int32 {
 	if info.Global {
-		return []int32{sgstream.GlobalPartition}
+		return []int32{GlobalPartition}
 	}
 	ps := make([]int32, info.Partitions)
 	for i := range ps {

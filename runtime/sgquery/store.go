@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -152,7 +153,7 @@ func (d *storeDef) readStore(s sgstate.Store, q query) ([]entry, error) {
 	}
 	switch d.kind {
 	case sgstream.KeyValueStore:
-		r, err := sgstream.QueryKV(s)
+		r, err := engine.QueryKV(s)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
@@ -56,8 +57,8 @@ func declaredTopics(app *sgapp.App, tp *sgstream.Topology) map[string]int {
 	for _, c := range app.Topics {
 		want[c.Name()] = 1
 	}
-	for _, ts := range tp.Topics() {
-		if ts.Role != sgstream.TopicExternal && ts.Role != sgstream.TopicGlobal {
+	for _, ts := range (*engine.Handle)(tp).Topology().Topics() {
+		if ts.Role != engine.TopicExternal && ts.Role != engine.TopicGlobal {
 			continue
 		}
 		want[ts.Name] = max(ts.Partitions, 1)

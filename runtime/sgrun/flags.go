@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
@@ -43,17 +44,17 @@ type errorPolicies struct {
 func (p *policyFlags) resolve() (errorPolicies, error) {
 	var out errorPolicies
 	var err error
-	if out.deser, err = sgstream.ParsePolicy(p.deser); err != nil {
+	if out.deser, err = engine.ParsePolicy(p.deser); err != nil {
 		return out, fmt.Errorf("streamgen: run: --on-deserialization-error %q: want fail, continue or dead_letter", p.deser)
 	}
-	if out.proc, err = sgstream.ParsePolicy(p.proc); err != nil {
+	if out.proc, err = engine.ParsePolicy(p.proc); err != nil {
 		return out, fmt.Errorf("streamgen: run: --on-processing-error %q: want fail, continue or dead_letter", p.proc)
 	}
-	if out.invalidTime, err = sgstream.ParseTimestampPolicy(p.invalidTime); err != nil {
+	if out.invalidTime, err = engine.ParseTimestampPolicy(p.invalidTime); err != nil {
 		return out, fmt.Errorf("streamgen: run: --invalid-timestamp %q: want fail, skip, partition_time or dead_letter", p.invalidTime)
 	}
 	out.deadLetterTopic = p.deadLetterTopic
-	if sgstream.UsesDeadLetter(out.deser, out.proc, out.invalidTime) && out.deadLetterTopic == "" {
+	if engine.UsesDeadLetter(out.deser, out.proc, out.invalidTime) && out.deadLetterTopic == "" {
 		return out, fmt.Errorf("streamgen: run: a dead_letter policy needs a dead-letter topic: set --dead-letter-topic or the spec's on_error.dead_letter_topic")
 	}
 	return out, nil

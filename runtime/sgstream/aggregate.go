@@ -59,11 +59,11 @@ func GroupBy[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) 
 // applies subtract then add and emits once. Mapped pairs with a null key or
 // value are not sent.
 func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, value V) (K2, V2), key serdes.Serde[K2], value serdes.Serde[V2]) GroupedTable[K2, V2] {
-	SendOldValues(t)
+	sendOldValues(t)
 	selInfo, sink, source := t.b.g.GroupBy(name, "table_group_by", t.info)
-	mapped, next := NewStream[K2, Change[V2]](t.b, selInfo)
+	mapped, next := newStream[K2, tableChange[V2]](t.b, selInfo)
 	var kbufOld, kbufNew []byte
-	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		if r.KeyNull {
 			return fmt.Errorf("%w: node %q: table record with null key", ErrProcessing, name)
 		}
@@ -89,31 +89,31 @@ func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, v
 				return fmt.Errorf("%w: node %q: serialize key: %w", ErrProcessing, name, err)
 			}
 			if bytes.Equal(kbufOld, kbufNew) {
-				return next.Process(Record[K2, Change[V2]]{Key: newK, Value: Change[V2]{New: newV, Old: oldV}, Timestamp: r.Timestamp, Headers: r.Headers})
+				return next.Process(Record[K2, tableChange[V2]]{Key: newK, Value: tableChange[V2]{New: newV, Old: oldV}, Timestamp: r.Timestamp, Headers: r.Headers})
 			}
 		}
 		if oldOK {
-			if err := next.Process(Record[K2, Change[V2]]{Key: oldK, Value: Change[V2]{Old: oldV, NewNull: true}, Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
+			if err := next.Process(Record[K2, tableChange[V2]]{Key: oldK, Value: tableChange[V2]{Old: oldV, NewNull: true}, Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
 				return err
 			}
 		}
 		if newOK {
-			return next.Process(Record[K2, Change[V2]]{Key: newK, Value: Change[V2]{New: newV, OldNull: true}, Timestamp: r.Timestamp, Headers: r.Headers})
+			return next.Process(Record[K2, tableChange[V2]]{Key: newK, Value: tableChange[V2]{New: newV, OldNull: true}, Timestamp: r.Timestamp, Headers: r.Headers})
 		}
 		return nil
 	}))
-	rs := repartitionThrough(mapped, sink, source, key, ChangeSerde[V2]{Inner: value})
-	g, in := NewGroupedTable[K2, V2](t.b, rs.Info(), key, value)
-	rs.To(in)
+	rs := repartitionThrough(mapped, sink, source, key, tableChangeSerde[V2]{Inner: value})
+	g, in := newGroupedTable[K2, V2](t.b, rs.info, key, value)
+	rs.to(in)
 	return g
 }
 
-// ChangeSerde serializes a table change through a repartition topic with
+// tableChangeSerde serializes a table change through a repartition topic with
 // both halves in one record, in the layout of Kafka Streams' 4.x
 // ChangedSerializer: a trailing flag byte says which halves are present
 // (0 old only, 1 new only, 2 both); with both, the new value's length
 // comes first as 4 big-endian bytes, then new, then old.
-type ChangeSerde[V any] struct{ Inner serdes.Serde[V] }
+type tableChangeSerde[V any] struct{ Inner serdes.Serde[V] }
 
 const (
 	changeOldOnly byte = 0
@@ -122,7 +122,7 @@ const (
 )
 
 // Append encodes c; a change with neither half is an error.
-func (s ChangeSerde[V]) Append(dst []byte, c Change[V]) ([]byte, error) {
+func (s tableChangeSerde[V]) Append(dst []byte, c tableChange[V]) ([]byte, error) {
 	var err error
 	switch {
 	case !c.NewNull && !c.OldNull:
@@ -151,7 +151,7 @@ func (s ChangeSerde[V]) Append(dst []byte, c Change[V]) ([]byte, error) {
 }
 
 // Decode decodes a change written by Append.
-func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
+func (s tableChangeSerde[V]) Decode(b []byte) (c tableChange[V], err error) {
 	if len(b) == 0 {
 		return c, fmt.Errorf("streamgen: empty change record")
 	}
@@ -182,7 +182,7 @@ func (s ChangeSerde[V]) Decode(b []byte) (c Change[V], err error) {
 
 // aggNode lays out an aggregation's node and declares its key-value store
 // (logged, Pebble unless the driver or engine runs in memory).
-func aggNode(b *Builder, name, op string, from *NodeInfo, store string) *NodeInfo {
+func aggNode(b *Builder, name, op string, from *nodeInfo, store string) *nodeInfo {
 	info := b.g.Stateful(name, op, from, store)
 	b.declareStore(aggStoreSpec(store))
 	return info
@@ -235,18 +235,18 @@ func aggregateStep[K, V, A any](init func() A, agg func(K, V, A) A) func(K, V, A
 func streamAggregate[K, V, A any](g GroupedStream[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, V, A, bool) A) Table[K, A] {
 	b := g.Stream.b
 	info := aggNode(b, name, op, g.Stream.info, store)
-	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
+	tbl, out := newTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
-	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
-	g.Stream.To(foldNode(u, name, step))
+	b.onInit(info, func(t *task) error { return u.init(t, store, g.Key, aggSerde) })
+	g.Stream.to(foldNode(u, name, step))
 	return tbl
 }
 
 // foldNode is the processor of KStreamAggregate and KStreamReduce: it
 // folds each record into u's store with step, dropping records with a
 // null key or value.
-func foldNode[K, V, A any](u *aggUpdater[K, A], name string, step func(K, V, A, bool) A) Node[K, V] {
-	return NodeFunc[K, V](func(r Record[K, V]) error {
+func foldNode[K, V, A any](u *aggUpdater[K, A], name string, step func(K, V, A, bool) A) recordNode[K, V] {
+	return nodeFunc[K, V](func(r Record[K, V]) error {
 		if r.KeyNull || r.ValueNull {
 			u.t.Logger().Warn("skipping record with null key or value", "node", name)
 			u.t.Drop()
@@ -267,24 +267,24 @@ func foldNode[K, V, A any](u *aggUpdater[K, A], name string, step func(K, V, A, 
 // aggUpdater writes an aggregate and forwards the change, itself or through
 // the record cache.
 type aggUpdater[K, A any] struct {
-	t   *Task
+	t   *task
 	kv  *KVStore[K, A]
-	out Node[K, Change[A]]
+	out recordNode[K, tableChange[A]]
 	// needOld reports whether the aggregate's table sends old values
 	// downstream; it is asked at task init, when the graph is complete.
 	needOld func() bool
 }
 
-func (u *aggUpdater[K, A]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
-	kv, err := OpenKVStore(t, store, key, value)
+func (u *aggUpdater[K, A]) init(t *task, store string, key serdes.Serde[K], value serdes.Serde[A]) error {
+	kv, err := openKVStore(t, store, key, value)
 	if err != nil {
 		return err
 	}
 	u.t, u.kv = t, kv
-	kv.SetFlushListener(func(k K, ch Change[A], ts int64) error {
-		return u.out.Process(Record[K, Change[A]]{Key: k, Value: ch, Timestamp: ts})
+	kv.setFlushListener(func(k K, ch tableChange[A], ts int64) error {
+		return u.out.Process(Record[K, tableChange[A]]{Key: k, Value: ch, Timestamp: ts})
 	})
-	kv.NeedOldValues(u.needOld == nil || u.needOld())
+	kv.needOldValues(u.needOld == nil || u.needOld())
 	return nil
 }
 
@@ -296,11 +296,11 @@ func (u *aggUpdater[K, A]) update(key K, agg, old A, found bool, ts int64, heade
 	} else {
 		err = u.kv.Put(key, agg, ts)
 	}
-	if err != nil || !u.kv.Forwards() {
+	if err != nil || !u.kv.forwards() {
 		return err
 	}
-	ch := Change[A]{New: agg, NewNull: null, Old: old, OldNull: !found}
-	return u.out.Process(Record[K, Change[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+	ch := tableChange[A]{New: agg, NewNull: null, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, tableChange[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
 }
 
 // CountTable counts the rows of each group of a re-grouped table
@@ -316,7 +316,7 @@ func CountTable[K, V any](g GroupedTable[K, V], name, store string) Table[K, int
 // a row's old value, adder adds its new one; the first value of a group is
 // stored as it is.
 func ReduceTable[K, V any](g GroupedTable[K, V], name, store string, adder, subtractor func(agg, value V) V) Table[K, V] {
-	return tableAggregate(g, name, "reduce", store, g.Value, func(k K, ch Change[V], old V, found bool, ts, oldTs int64) (V, bool, int64) {
+	return tableAggregate(g, name, "reduce", store, g.Value, func(k K, ch tableChange[V], old V, found bool, ts, oldTs int64) (V, bool, int64) {
 		agg, has := old, found
 		if !ch.OldNull && found {
 			agg = subtractor(agg, ch.Old)
@@ -342,7 +342,7 @@ func ReduceTable[K, V any](g GroupedTable[K, V], name, store string, adder, subt
 // starts a group, subtractor removes a row's old value, adder adds its new
 // one; the result's timestamp is max(record ts, previous aggregate ts).
 func AggregateTable[K, V, A any](g GroupedTable[K, V], name, store string, init func() A, adder, subtractor func(key K, value V, agg A) A, aggSerde serdes.Serde[A]) Table[K, A] {
-	return tableAggregate(g, name, "aggregate", store, aggSerde, func(k K, ch Change[V], old A, found bool, ts, oldTs int64) (A, bool, int64) {
+	return tableAggregate(g, name, "aggregate", store, aggSerde, func(k K, ch tableChange[V], old A, found bool, ts, oldTs int64) (A, bool, int64) {
 		agg, has := old, found
 		if !ch.OldNull && found {
 			agg = subtractor(k, ch.Old, agg)
@@ -363,13 +363,13 @@ func AggregateTable[K, V, A any](g GroupedTable[K, V], name, store string, init 
 	})
 }
 
-func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, Change[V], A, bool, int64, int64) (A, bool, int64)) Table[K, A] {
+func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, aggSerde serdes.Serde[A], step func(K, tableChange[V], A, bool, int64, int64) (A, bool, int64)) Table[K, A] {
 	b := g.b
 	info := aggNode(b, name, op, g.info, store)
-	tbl, out := NewTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
+	tbl, out := newTable(b, info, storeGetter(store, g.Key, aggSerde), store, g.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
-	b.OnInit(info, func(t *Task) error { return u.init(t, store, g.Key, aggSerde) })
-	g.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+	b.onInit(info, func(t *task) error { return u.init(t, store, g.Key, aggSerde) })
+	g.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		if r.KeyNull {
 			return fmt.Errorf("%w: node %q: table aggregate record with null key", ErrProcessing, name)
 		}
@@ -389,11 +389,11 @@ func tableAggregate[K, V, A any](g GroupedTable[K, V], name, op, store string, a
 // deleteAgg removes an aggregate that became null and forwards the
 // tombstone.
 func (u *aggUpdater[K, A]) deleteAgg(key K, old A, found bool, ts int64, headers []Header) error {
-	if err := u.kv.Delete(key); err != nil || !u.kv.Forwards() {
+	if err := u.kv.Delete(key); err != nil || !u.kv.forwards() {
 		return err
 	}
-	ch := Change[A]{NewNull: true, Old: old, OldNull: !found}
-	return u.out.Process(Record[K, Change[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+	ch := tableChange[A]{NewNull: true, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, tableChange[A]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
 }
 
 // CogroupedStream collects grouped streams of one key type, each with its
@@ -411,10 +411,10 @@ type CogroupedStream[K, A any] struct {
 // made by closures, which know the input's value type that CogroupedStream
 // does not; each attaches one processor that writes the shared state.
 type cogroupInput[K, A any] struct {
-	info    *NodeInfo
+	info    *nodeInfo
 	kv      func(u *aggUpdater[K, A], name string, init func() A)
-	window  func(a *windowAgg[K, A], t *Task, name string, init func() A)
-	session func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A)
+	window  func(a *windowAgg[K, A], t *task, name string, init func() A)
+	session func(a *sessionAgg[K, A], t *task, name string, init func() A, merger func(K, A, A) A)
 }
 
 // Cogroup starts a cogroup with g and its aggregator.
@@ -429,13 +429,13 @@ func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], a
 	c.inputs = append(c.inputs, cogroupInput[K, A]{
 		info: s.info,
 		kv: func(u *aggUpdater[K, A], name string, init func() A) {
-			s.To(foldNode(u, name, aggregateStep(init, agg)))
+			s.to(foldNode(u, name, aggregateStep(init, agg)))
 		},
-		window: func(a *windowAgg[K, A], t *Task, name string, init func() A) {
-			s.To(windowProcessor(a, t, name, aggregateFuncs(init, agg, nil)))
+		window: func(a *windowAgg[K, A], t *task, name string, init func() A) {
+			s.to(windowProcessor(a, t, name, aggregateFuncs(init, agg, nil)))
 		},
-		session: func(a *sessionAgg[K, A], t *Task, name string, init func() A, merger func(K, A, A) A) {
-			s.To(sessionProcessor(a, t, name, aggregateFuncs(init, agg, merger)))
+		session: func(a *sessionAgg[K, A], t *task, name string, init func() A, merger func(K, A, A) A) {
+			s.to(sessionProcessor(a, t, name, aggregateFuncs(init, agg, merger)))
 		},
 	})
 	return c
@@ -444,8 +444,8 @@ func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], a
 // nodes adds the node of every input, <name>-cogroup-agg-<i>, each
 // writing the store spec, and the merge node name that passes their
 // updates on (Kafka's KTablePassThrough) and which the table hangs off.
-func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *NodeInfo, names []string) {
-	inputs := make([]*NodeInfo, len(c.inputs))
+func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *nodeInfo, names []string) {
+	inputs := make([]*nodeInfo, len(c.inputs))
 	for i, in := range c.inputs {
 		inputs[i] = in.info
 	}
@@ -464,12 +464,12 @@ func (c *CogroupedStream[K, A]) nodes(name, op string, spec StoreSpec) (merge *N
 // is name.
 func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, init func() A, aggSerde serdes.Serde[A]) Table[K, A] {
 	merge, names := c.nodes(name, "cogroup_aggregate", aggStoreSpec(store))
-	tbl, out := NewTable(c.b, merge, storeGetter(store, c.Key, aggSerde), store, c.Key, aggSerde)
+	tbl, out := newTable(c.b, merge, storeGetter(store, c.Key, aggSerde), store, c.Key, aggSerde)
 	u := &aggUpdater[K, A]{out: out, needOld: func() bool { return sendsOld(tbl) }}
 	for i, in := range c.inputs {
 		in.kv(u, names[i], init)
 	}
-	c.b.OnInit(merge, func(t *Task) error { return u.init(t, store, c.Key, aggSerde) })
+	c.b.onInit(merge, func(t *task) error { return u.init(t, store, c.Key, aggSerde) })
 	return tbl
 }
 
@@ -484,7 +484,7 @@ func CogroupAggregate[K, A any](c *CogroupedStream[K, A], name, store string, in
 // in CogroupAggregate.
 func CogroupWindowedAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w TimeWindows, init func() A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
 	if err := w.Validate(); err != nil {
-		c.b.Errorf("cogroup %q: %v", name, err)
+		c.b.errorf("cogroup %q: %v", name, err)
 	}
 	return cogroupWindowed(c, name, store, &w, nil, init, aggSerde, opts)
 }
@@ -494,7 +494,7 @@ func CogroupWindowedAggregate[K, A any](c *CogroupedStream[K, A], name, store st
 // KStreamSlidingWindowAggregate over the shared store.
 func CogroupSlidingAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w SlidingWindows, init func() A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
 	if err := w.Validate(); err != nil {
-		c.b.Errorf("cogroup %q: %v", name, err)
+		c.b.errorf("cogroup %q: %v", name, err)
 	}
 	return cogroupWindowed(c, name, store, nil, &w, init, aggSerde, opts)
 }
@@ -520,10 +520,10 @@ func cogroupWindowed[K, A any](c *CogroupedStream[K, A], name, store string, tw 
 // CogroupWindowedAggregate.
 func CogroupSessionAggregate[K, A any](c *CogroupedStream[K, A], name, store string, w SessionWindows, init func() A, merger func(key K, agg1, agg2 A) A, aggSerde serdes.Serde[A], opts ...WindowStoreOpt) Table[Windowed[K], A] {
 	if err := w.Validate(); err != nil {
-		c.b.Errorf("cogroup %q: %v", name, err)
+		c.b.errorf("cogroup %q: %v", name, err)
 	}
 	if merger == nil {
-		c.b.Errorf("cogroup %q: session windows need a merger", name)
+		c.b.errorf("cogroup %q: session windows need a merger", name)
 	}
 	a := newSessionAgg[K, A](w, store, EmitOnUpdate, c.Key, opts)
 	merge, names := c.nodes(name, "cogroup_session_window_aggregate", a.spec)

@@ -20,7 +20,7 @@ func TestCountEmitsEveryUpdateAndSkipsNulls(t *testing.T) {
 	d.pipeS("in", "a", nullStr, 5) // null value: dropped
 	d.pipeS("in", "a", "x", 4)     // value ts = max(4, 3)
 	wantOut(t, d.outS("out", decI64), "a=1@1", "b=1@2", "a=2@3", "a=3@4")
-	if got := d.Tasks()[0].Stats.Dropped; got != 2 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 2 {
 		t.Fatalf("dropped = %d, want 2", got)
 	}
 }
@@ -124,7 +124,7 @@ func TestGroupByTableRepartitionRecords(t *testing.T) {
 	d.pipeS("users", "u1", "us", 2)
 	d.pipeS("users", "u1", "us", 3)
 	var got []string
-	cs := ChangeSerde[string]{Inner: serdes.String}
+	cs := tableChangeSerde[string]{Inner: serdes.String}
 	for _, r := range d.Output("app-by-region-repartition") {
 		c, err := cs.Decode(r.Value)
 		if err != nil {
@@ -135,7 +135,7 @@ func TestGroupByTableRepartitionRecords(t *testing.T) {
 	wantOut(t, got, "eu:(u1,null)@1", "eu:(null,u1)@2", "us:(u1,null)@2", "us:(u1,u1)@3")
 }
 
-func fmtChange(c Change[string]) string {
+func fmtChange(c tableChange[string]) string {
 	n, o := c.New, c.Old
 	if c.NewNull {
 		n = "null"
@@ -147,8 +147,8 @@ func fmtChange(c Change[string]) string {
 }
 
 func TestChangeSerdeRoundTrip(t *testing.T) {
-	cs := ChangeSerde[string]{Inner: serdes.String}
-	for _, c := range []Change[string]{
+	cs := tableChangeSerde[string]{Inner: serdes.String}
+	for _, c := range []tableChange[string]{
 		{New: "n", OldNull: true}, {Old: "o", NewNull: true}, {New: "", Old: "old"}, {New: "new", Old: ""},
 	} {
 		b, err := cs.Append(nil, c)
@@ -160,7 +160,7 @@ func TestChangeSerdeRoundTrip(t *testing.T) {
 			t.Fatalf("%+v: round trip gave %+v, %v", c, got, err)
 		}
 	}
-	if _, err := cs.Append(nil, Change[string]{NewNull: true, OldNull: true}); err == nil {
+	if _, err := cs.Append(nil, tableChange[string]{NewNull: true, OldNull: true}); err == nil {
 		t.Fatal("change with neither half encoded")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
@@ -82,13 +83,13 @@ type benchStores struct {
 	persistent bool
 }
 
-func (p *benchStores) OpenStore(t *sgstream.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
-	s, err := sgstream.NewBuiltinStore(spec, p.persistent && !spec.InMemory, nil)
+func (p *benchStores) OpenStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
+	s, err := engine.NewBuiltinStore(spec, p.persistent && !spec.InMemory, nil)
 	if err != nil {
 		return nil, err
 	}
-	ctx := sgstream.NewStoreContext(t, spec, nil)
-	ctx.Dir = sgstream.StoreDir(p.dir, t.ID, spec.Name)
+	ctx := t.StoreContext(spec, nil)
+	ctx.Dir = engine.StoreDir(p.dir, t.ID(), spec.Name)
 	if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -103,15 +104,16 @@ type benchInput func(i int, raw *sgstream.RawRecord)
 // partition 0 of the topology build.
 func runTask(b *testing.B, build func(*sgstream.Builder), persistent bool, input benchInput) {
 	b.Helper()
-	tp, err := sgstream.NewTopology("bench", build)
+	h, err := sgstream.NewTopology("bench", build)
 	if err != nil {
 		b.Fatal(err)
 	}
+	tp := (*engine.Handle)(h).Topology()
 	var in sgstream.RawRecord
 	input(0, &in)
 	sub := tp.SubTopologyOf(in.Topic)
 	coll := &benchCollector{}
-	t, err := tp.NewTask(sgstream.TaskID{Sub: sub.ID}, sgstream.TaskConfig{
+	t, err := tp.NewTask(engine.TaskID{Sub: sub.ID}, engine.TaskConfig{
 		Collector:     coll,
 		Stores:        &benchStores{dir: b.TempDir(), persistent: persistent},
 		CacheMaxBytes: benchCacheBytes,

@@ -3,69 +3,42 @@ package sgstream
 import (
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/streamgen/streamgen/internal/topograph"
 	"github.com/streamgen/streamgen/internal/toponame"
-	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
-// NodeInfo describes one node of the graph: the structural node of
+// nodeInfo describes one node of the graph: the structural node of
 // internal/topograph, the one model the runtime, describe and the
 // generator share.
-type NodeInfo = topograph.Node
+type nodeInfo = topograph.Node
+
+// StoreSpec is a store as the topology declares it (AddStateStore, or an
+// operator): its Name and Kind; InMemory keeps it off Pebble, Logged gives
+// it a changelog; Retention (window and session stores), WindowSize (window
+// stores) and RetainDuplicates (stream-stream join stores) shape a time
+// store; Custom builds a user-written store instead of a built-in one;
+// Fingerprint identifies the schema stored, so a Pebble store written by an
+// incompatible topology is refused on open; Cached puts a key-value store
+// behind the task's record cache, as DSL tables and aggregations are.
+type StoreSpec = engine.StoreSpec
 
 // StoreKind is the shape of a store.
-type StoreKind int
+type StoreKind = engine.StoreKind
 
+// The store kinds.
 const (
-	KeyValueStore StoreKind = iota
-	WindowStore
-	SessionStore
+	KeyValueStore = engine.KeyValueStore
+	WindowStore   = engine.WindowStore
+	SessionStore  = engine.SessionStore
 )
-
-// StoreSpec is what the builder knows about a store; the StoreProvider of
-// the driver or engine turns it into a sgstate.Store for each task.
-type StoreSpec struct {
-	Name             string
-	Kind             StoreKind
-	InMemory         bool
-	Logged           bool
-	Retention        time.Duration // window and session stores
-	WindowSize       time.Duration // window stores
-	RetainDuplicates bool          // stream-stream join stores
-	// Custom builds a user-written store; nil for built-in stores.
-	Custom func() sgstate.Store
-	// Fingerprint identifies the key/value schema stored, so a Pebble store
-	// written by an incompatible topology is refused on open.
-	Fingerprint string
-	// Cached puts the store behind the task's record cache when the task
-	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
-	// it, as Kafka Streams caches Materialized stores by default. Only
-	// key-value stores are cached; windowed aggregations forward every
-	// update whatever the cache (see docs/semantics.md).
-	Cached bool
-}
-
-// TopicRole says why the topology touches a topic (topograph.TopicRole).
-type TopicRole = topograph.TopicRole
-
-const (
-	TopicExternal    = topograph.TopicExternal    // declared in the spec
-	TopicRepartition = topograph.TopicRepartition // <app id>-<name>-repartition
-	TopicChangelog   = topograph.TopicChangelog   // <app id>-<store>-changelog
-	TopicInternal    = topograph.TopicInternal    // other internal topics (foreign-key joins)
-	TopicGlobal      = topograph.TopicGlobal      // read as a global table by a global task
-)
-
-// TopicSpec describes a topic the topology reads or writes.
-type TopicSpec = topograph.Topic
 
 // Builder collects the nodes of a topology. Generated code receives one
 // from the runtime and calls the operator functions with it.
 type Builder struct {
 	appID string
-	task  *Task // nil while the topology is only being described
+	task  *task // nil while the topology is only being described
 	// g is the structural graph: nodes, their stores and topics. The
 	// operators lay their nodes out through it (topograph's layouts).
 	g       *topograph.Graph
@@ -79,13 +52,13 @@ type Builder struct {
 
 type nodeInit struct {
 	node int
-	fn   func(t *Task) error
+	fn   func(t *task) error
 }
 
 type sourceEntry struct {
 	node    int
 	topic   string
-	process func(t *Task, raw *RawRecord) error
+	process func(t *task, raw *RawRecord) error
 	// partitionTime is the largest timestamp read from the topic (Kafka
 	// Streams' partition time), valid when hasPartitionTime. It lives
 	// here, where Process already is, rather than in a map by topic the
@@ -94,7 +67,7 @@ type sourceEntry struct {
 	hasPartitionTime bool
 }
 
-func newBuilder(appID string, t *Task) *Builder {
+func newBuilder(appID string, t *task) *Builder {
 	return &Builder{
 		appID:   appID,
 		task:    t,
@@ -108,24 +81,16 @@ func newBuilder(appID string, t *Task) *Builder {
 // internal topic.
 func (b *Builder) AppID() string { return b.appID }
 
-// Task is the task the builder builds for, or nil when the topology is only
-// being described. Operators capture it in the nodes they create.
-func (b *Builder) Task() *Task { return b.task }
-
-// AddNode registers a node and returns its info. Names are unique; a
+// addNode registers a node and returns its info. Names are unique; a
 // duplicate is a build error (generated code never makes one).
-func (b *Builder) AddNode(name, op string, parents ...*NodeInfo) *NodeInfo {
+func (b *Builder) addNode(name, op string, parents ...*nodeInfo) *nodeInfo {
 	return b.g.Add(name, op, parents...)
 }
 
-// Graph is the structural graph being built, for operators that lay out
-// their nodes with topograph.
-func (b *Builder) Graph() *topograph.Graph { return b.g }
-
-// AddStore declares a store used by node n. A store may be shared by
+// addStore declares a store used by node n. A store may be shared by
 // several nodes (a join's two sides, a table and its value getters); those
 // nodes then belong to one sub-topology.
-func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
+func (b *Builder) addStore(n *nodeInfo, spec StoreSpec) {
 	b.declareStore(spec)
 	b.g.Use(n, spec.Name)
 }
@@ -135,7 +100,7 @@ func (b *Builder) AddStore(n *NodeInfo, spec StoreSpec) {
 func (b *Builder) declareStore(spec StoreSpec) {
 	if old, ok := b.stores[spec.Name]; ok {
 		if old.Kind != spec.Kind {
-			b.Errorf("store %q declared twice with different kinds", spec.Name)
+			b.errorf("store %q declared twice with different kinds", spec.Name)
 		}
 		return
 	}
@@ -143,58 +108,75 @@ func (b *Builder) declareStore(spec StoreSpec) {
 	b.stores[spec.Name] = &s
 }
 
-// UseStore records that node n reads a store declared elsewhere.
-func (b *Builder) UseStore(n *NodeInfo, name string) { b.g.Use(n, name) }
+// useStore records that node n reads a store declared elsewhere.
+func (b *Builder) useStore(n *nodeInfo, name string) { b.g.Use(n, name) }
 
-// AddTopic declares a topic (merging what is known about it).
-func (b *Builder) AddTopic(spec TopicSpec) *TopicSpec { return b.g.AddTopic(spec) }
+// addTopic declares a topic (merging what is known about it).
+func (b *Builder) addTopic(spec engine.TopicSpec) *engine.TopicSpec { return b.g.AddTopic(spec) }
 
-// RepartitionTopic is the full name of the repartition topic called name.
-func (b *Builder) RepartitionTopic(name string) string {
+// repartitionTopic is the full name of the repartition topic called name.
+func (b *Builder) repartitionTopic(name string) string {
 	return toponame.Full(b.appID, toponame.Repartition(name))
 }
 
-// InternalTopic is the full name of an internal topic called name.
-func (b *Builder) InternalTopic(name string) string { return toponame.Full(b.appID, name) }
+// internalTopic is the full name of an internal topic called name.
+func (b *Builder) internalTopic(name string) string { return toponame.Full(b.appID, name) }
 
-// OnInit registers fn to run when a task that owns node n initialises,
+// onInit registers fn to run when a task that owns node n initialises,
 // after its stores are available. Stateful nodes fetch their stores here.
-func (b *Builder) OnInit(n *NodeInfo, fn func(t *Task) error) {
+func (b *Builder) onInit(n *nodeInfo, fn func(t *task) error) {
 	b.inits = append(b.inits, nodeInit{node: n.ID, fn: fn})
 }
 
-// AddSource registers how raw records of topic reach node n.
-func (b *Builder) AddSource(n *NodeInfo, topic string, process func(t *Task, raw *RawRecord) error) {
+// addSource registers how raw records of topic reach node n.
+func (b *Builder) addSource(n *nodeInfo, topic string, process func(t *task, raw *RawRecord) error) {
 	if _, dup := b.sources[topic]; dup {
-		b.Errorf("topic %q is read by two source nodes", topic)
+		b.errorf("topic %q is read by two source nodes", topic)
 	}
 	b.g.Read(n, topic)
 	b.sources[topic] = &sourceEntry{node: n.ID, topic: topic, process: process}
 }
 
-// Errorf records a build error; NewTopology reports them all.
-func (b *Builder) Errorf(format string, args ...any) {
+// errorf records a build error; NewTopology reports them all.
+func (b *Builder) errorf(format string, args ...any) {
 	b.errs = append(b.errs, fmt.Errorf("streamgen: topology: "+format, args...))
 }
 
-// Topology is a built topology: its build function and its structure.
-type Topology struct {
+// Topology is a built topology: what NewTopology returns and an engine
+// runs (runtime/sgkafka's New, runtime/sgtest's New). It is opaque: the
+// structure engines read, and the tasks that run it, are theirs
+// (runtime/internal/engine).
+type Topology engine.Handle
+
+// topology is a built topology: its build function and its structure
+// (engine.Topology).
+type topology struct {
 	appID  string
 	build  func(*Builder)
 	graph  *topograph.Graph
-	nodes  []*NodeInfo
-	subs   []*SubTopology
+	nodes  []*nodeInfo
+	subs   []*engine.SubTopology
 	stores map[string]*StoreSpec
-	topics map[string]*TopicSpec
+	topics map[string]*engine.TopicSpec
 }
 
-// SubTopology is a connected part of the graph; Kafka Streams runs one task
-// per sub-topology and partition (topograph.Sub).
-type SubTopology = topograph.Sub
-
 // NewTopology runs build once to learn the topology's structure and
-// validates it.
+// validates it: every build error is reported, joined.
 func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
+	tp, err := newTopology(appID, build)
+	if err != nil {
+		return nil, err
+	}
+	return (*Topology)(engine.NewHandle(tp)), nil
+}
+
+// AppID is the application id the topology was built with.
+func (h *Topology) AppID() string { return h.engine().AppID() }
+
+// engine is the topology behind the handle.
+func (h *Topology) engine() *topology { return (*engine.Handle)(h).Topology().(*topology) }
+
+func newTopology(appID string, build func(*Builder)) (*topology, error) {
 	if appID == "" {
 		return nil, fmt.Errorf("streamgen: topology: empty application id")
 	}
@@ -203,26 +185,26 @@ func NewTopology(appID string, build func(*Builder)) (*Topology, error) {
 	if errs := b.buildErrors(); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	tp := &Topology{appID: appID, build: build, graph: b.g, nodes: b.g.Nodes, stores: b.stores, topics: b.g.Topics}
+	tp := &topology{appID: appID, build: build, graph: b.g, nodes: b.g.Nodes, stores: b.stores, topics: b.g.Topics}
 	tp.subs = b.g.Finalise()
 	return tp, nil
 }
 
 // AppID is the application id the topology was built with.
-func (tp *Topology) AppID() string { return tp.appID }
+func (tp *topology) AppID() string { return tp.appID }
 
 // SubTopologies returns the sub-topologies in order.
-func (tp *Topology) SubTopologies() []*SubTopology { return tp.subs }
+func (tp *topology) SubTopologies() []*engine.SubTopology { return tp.subs }
 
 // Nodes returns every node in creation order.
-func (tp *Topology) Nodes() []*NodeInfo { return tp.nodes }
+func (tp *topology) Nodes() []*nodeInfo { return tp.nodes }
 
 // Store returns the spec of a store, or nil.
-func (tp *Topology) Store(name string) *StoreSpec { return tp.stores[name] }
+func (tp *topology) Store(name string) *StoreSpec { return tp.stores[name] }
 
 // Topics returns every topic the topology touches, sorted by name.
-func (tp *Topology) Topics() []*TopicSpec {
-	out := make([]*TopicSpec, 0, len(tp.topics))
+func (tp *topology) Topics() []*engine.TopicSpec {
+	out := make([]*engine.TopicSpec, 0, len(tp.topics))
 	for _, t := range tp.topics {
 		out = append(out, t)
 	}
@@ -231,10 +213,10 @@ func (tp *Topology) Topics() []*TopicSpec {
 }
 
 // Topic returns the spec of a topic, or nil.
-func (tp *Topology) Topic(name string) *TopicSpec { return tp.topics[name] }
+func (tp *topology) Topic(name string) *engine.TopicSpec { return tp.topics[name] }
 
 // SubTopologyOf returns the sub-topology that reads topic, or nil.
-func (tp *Topology) SubTopologyOf(topic string) *SubTopology {
+func (tp *topology) SubTopologyOf(topic string) *engine.SubTopology {
 	for _, s := range tp.subs {
 		for _, t := range s.Topics {
 			if t == topic {
@@ -257,31 +239,25 @@ func (b *Builder) buildErrors() []error {
 // Stream is a typed handle on a KStream while the topology is built.
 type Stream[K, V any] struct {
 	b    *Builder
-	info *NodeInfo
+	info *nodeInfo
 	out  *fanout[K, V]
 }
 
-// Info is the node that produces the stream.
-func (s Stream[K, V]) Info() *NodeInfo { return s.info }
-
-// Builder is the builder the stream belongs to.
-func (s Stream[K, V]) Builder() *Builder { return s.b }
-
-// To attaches a child node that receives every record of the stream.
+// to attaches a child node that receives every record of the stream.
 // Operator implementations use it; generated code does not.
-func (s Stream[K, V]) To(n Node[K, V]) { s.out.add(n) }
+func (s Stream[K, V]) to(n recordNode[K, V]) { s.out.add(n) }
 
-// NewStream creates a stream handle whose records are whatever is forwarded
+// newStream creates a stream handle whose records are whatever is forwarded
 // to the returned node. Operator implementations use it to create outputs.
-func NewStream[K, V any](b *Builder, info *NodeInfo) (Stream[K, V], Node[K, V]) {
+func newStream[K, V any](b *Builder, info *nodeInfo) (Stream[K, V], recordNode[K, V]) {
 	f := &fanout[K, V]{}
 	b.countForwards(info, &f.n)
 	return Stream[K, V]{b: b, info: info, out: f}, f
 }
 
-// Node is anything that receives typed records: every operator's processing
+// recordNode is anything that receives typed records: every operator's processing
 // step implements it.
-type Node[K, V any] interface {
+type recordNode[K, V any] interface {
 	Process(r Record[K, V]) error
 }
 
@@ -290,10 +266,10 @@ type Node[K, V any] interface {
 type fanout[K, V any] struct {
 	// children are the children's Process functions: most children are
 	// NodeFuncs, and calling the function itself saves the interface call
-	// into NodeFunc.Process for every record and node.
+	// into nodeFunc.Process for every record and node.
 	children []func(Record[K, V]) error
 	// n counts the records forwarded: a plain int, because only the task's
-	// goroutine touches it (Task.ForwardCounts reads it there too).
+	// goroutine touches it (task.ForwardCounts reads it there too).
 	n int64
 }
 
@@ -308,35 +284,35 @@ func (f *fanout[K, V]) Process(r Record[K, V]) error {
 }
 
 // add appends a child.
-func (f *fanout[K, V]) add(n Node[K, V]) {
-	if fn, ok := n.(NodeFunc[K, V]); ok {
+func (f *fanout[K, V]) add(n recordNode[K, V]) {
+	if fn, ok := n.(nodeFunc[K, V]); ok {
 		f.children = append(f.children, fn)
 	} else {
 		f.children = append(f.children, n.Process)
 	}
 }
 
-// NodeFunc adapts a function to Node.
-type NodeFunc[K, V any] func(r Record[K, V]) error
+// nodeFunc adapts a function to Node.
+type nodeFunc[K, V any] func(r Record[K, V]) error
 
 // Process calls f.
-func (f NodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
+func (f nodeFunc[K, V]) Process(r Record[K, V]) error { return f(r) }
 
 // PartitionsOf returns the partition count of topic: its fixed count, or
 // for an external topic external(topic), or for an internal topic without
 // a fixed count the count Kafka Streams would give it: that of the topics it
 // is co-partitioned with in the sub-topology that reads it, else the largest
 // count among the source topics of the sub-topology that writes it.
-func (tp *Topology) PartitionsOf(topic string, external func(topic string) int) int {
+func (tp *topology) PartitionsOf(topic string, external func(topic string) int) int {
 	return tp.partitionsOf(topic, external, map[string]bool{})
 }
 
-func (tp *Topology) partitionsOf(topic string, external func(string) int, seen map[string]bool) int {
+func (tp *topology) partitionsOf(topic string, external func(string) int, seen map[string]bool) int {
 	ts := tp.topics[topic]
 	if ts != nil && ts.Partitions > 0 {
 		return ts.Partitions
 	}
-	if ts == nil || ts.Role == TopicExternal || ts.Role == TopicGlobal || seen[topic] {
+	if ts == nil || ts.Role == engine.TopicExternal || ts.Role == engine.TopicGlobal || seen[topic] {
 		return external(topic)
 	}
 	seen[topic] = true

@@ -21,7 +21,7 @@ func cogroupWindowDrv(t *testing.T, mk func(c *CogroupedStream[string, string]) 
 		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		c = CogroupWith(c, views, func(_ string, _ string, agg string) string { return agg + "v" })
-		mk(c).To(NodeFunc[Windowed[string], Change[string]](func(r Record[Windowed[string], Change[string]]) error {
+		mk(c).to(nodeFunc[Windowed[string], tableChange[string]](func(r Record[Windowed[string], tableChange[string]]) error {
 			val := r.Value.New
 			if r.Value.NewNull {
 				val = "null"
@@ -73,7 +73,7 @@ func TestCogroupTumblingSharedStoreExpiresWindowsOfALaggingInput(t *testing.T) {
 	d.pipeS("views", "a", "x", 12) // the store holds windows starting after 10 - 10
 	d.pipeS("clicks", "a", "x", 3) // clicks have seen 3 only: not late, but [0,10) is gone
 	wantChanges(t, out, "a[0,10]=>c@1", "a[10,20]=>v@12", "a[0,10]=>c@3")
-	if got := d.Tasks()[0].Stats.Dropped; got != 0 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 0 {
 		t.Fatalf("dropped = %d, want 0", got)
 	}
 }
@@ -104,7 +104,7 @@ func TestCogroupTumblingLatenessIsPerInput(t *testing.T) {
 	d.pipeS("views", "a", "x", 6)  // late for views: dropped
 	wantChanges(t, out, "a[0,10]=>c@1", "a[10,20]=>c@12", "a[0,10]=>cv@3",
 		"a[10,20]=>cv@12", "a[0,10]=>cvv@5", "a[10,20]=>cvv@13")
-	if got := d.Tasks()[0].Stats.Dropped; got != 2 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 2 {
 		t.Fatalf("dropped = %d, want 2", got)
 	}
 }
@@ -147,7 +147,7 @@ func TestCogroupSessionLatenessIsPerInput(t *testing.T) {
 	d.pipeS("clicks", "a", "x", 1) // clicks: [0,1] ends before 100 - 5
 	d.pipeS("views", "a", "x", 2)  // views: merges into [0,2]
 	wantChanges(t, out, "a[100,100]=>c@100", "a[0,0]=>v@0", "a[0,0]=null@0", "a[0,2]=>vv@2")
-	if got := d.Tasks()[0].Stats.Dropped; got != 1 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 1 {
 		t.Fatalf("dropped = %d, want 1", got)
 	}
 }
@@ -164,7 +164,7 @@ func TestCogroupSessionSharedStoreHidesExpiredSessions(t *testing.T) {
 }
 
 func TestCogroupWindowedStoreAndNodes(t *testing.T) {
-	tp, err := NewTopology("app", func(b *Builder) {
+	tp, err := newTopology("app", func(b *Builder) {
 		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
 		views := GroupByKey(Source(b, "views", strSrc("views")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
@@ -194,7 +194,7 @@ func TestCogroupWindowedStoreAndNodes(t *testing.T) {
 }
 
 func TestCogroupSessionNeedsAMerger(t *testing.T) {
-	_, err := NewTopology("app", func(b *Builder) {
+	_, err := newTopology("app", func(b *Builder) {
 		clicks := GroupByKey(Source(b, "clicks", strSrc("clicks")), serdes.String, serdes.String)
 		c := Cogroup(clicks, func(_ string, _ string, agg string) string { return agg + "c" })
 		CogroupSessionAggregate(c, "cg", "cg-store", SessionWindows{Gap: time.Second}, initAgg, nil, serdes.String)

@@ -5,20 +5,20 @@ import (
 	"github.com/streamgen/streamgen/internal/topograph"
 )
 
-// Ops the description treats specially (NodeInfo.Op).
+// Ops the description treats specially (nodeInfo.Op).
 const (
-	OpSink              = topograph.OpSink
-	OpDynamicSink       = topograph.OpDynamicSink
-	OpTableSource       = topograph.OpTableSource
-	OpGlobalTableSource = topograph.OpGlobalTableSource
+	opSink              = topograph.OpSink
+	opDynamicSink       = topograph.OpDynamicSink
+	opTableSource       = topograph.OpTableSource
+	opGlobalTableSource = topograph.OpGlobalTableSource
 )
 
-// DynamicSinkExtractor is what the description prints for the topic of a
+// dynamicSinkExtractor is what the description prints for the topic of a
 // sink whose topic is chosen per record.
-const DynamicSinkExtractor = topograph.DynamicSinkExtractor
+const dynamicSinkExtractor = topograph.DynamicSinkExtractor
 
-// TableSourceSuffix names the processor that materializes a table source.
-const TableSourceSuffix = topograph.TableSourceSuffix
+// tableSourceSuffix names the processor that materializes a table source.
+const tableSourceSuffix = topograph.TableSourceSuffix
 
 // Describe is the topology as Kafka Streams' Topology#describe shows it,
 // rendered from the graph this topology runs (topograph.Graph.Describe): the
@@ -27,4 +27,7 @@ const TableSourceSuffix = topograph.TableSourceSuffix
 // `describe` renders it, and `streamgen describe`, which builds the same
 // graph through the same layouts, renders the same (golden tests compare
 // them).
-func (tp *Topology) Describe() *topodesc.Graph { return tp.graph.Describe() }
+func (h *Topology) Describe() *topodesc.Graph { return h.engine().Describe() }
+
+// Describe implements engine.Topology.
+func (tp *topology) Describe() *topodesc.Graph { return tp.graph.Describe() }

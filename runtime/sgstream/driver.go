@@ -6,11 +6,12 @@ import (
 	"sort"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
-// TestDriver is the in-process engine under runtime/sgtest's Driver, which
+// testDriver is the in-process engine under runtime/sgtest's Driver, which
 // is what tests use. It runs a topology the way Kafka Streams'
 // TopologyTestDriver does: every piped record is processed to completion
 // (records written to internal topics are piped back in before the call
@@ -20,11 +21,11 @@ import (
 // Unlike TopologyTestDriver it runs several partitions: give a topic more
 // than one partition and records are spread by Kafka's default partitioner
 // (murmur2 of the key bytes), one task per sub-topology and partition.
-type TestDriver struct {
-	tp      *Topology
-	cfg     DriverConfig
-	tasks   map[TaskID]*Task
-	order   []TaskID
+type testDriver struct {
+	tp      *topology
+	cfg     engine.DriverConfig
+	tasks   map[engine.TaskID]*task
+	order   []engine.TaskID
 	outputs []RawRecord // in the order they were written
 	offsets map[string][]int64
 	wall    int64
@@ -52,43 +53,24 @@ type partitionQueue struct {
 
 func (q *partitionQueue) head() int64 { return q.recs[0].Timestamp }
 
-// DriverConfig configures a TestDriver. The zero value is a driver with
-// one partition per topic, in-memory stores, no logging, wall-clock time 0,
-// fail policies and no record cache, as TopologyTestDriver. Tests set it
-// through runtime/sgtest's options.
-type DriverConfig struct {
-	// Partitions are partition counts by topic. Internal topics take the
-	// count of the topics that feed them unless set here.
-	Partitions map[string]int
-	// DefaultPartitions is the count of topics not in Partitions (default 1).
-	DefaultPartitions int
-	// StateDir keeps stores on Pebble under it (default: in memory).
-	StateDir string
-	// Logger defaults to discarding.
-	Logger *slog.Logger
-	// WallClockStart is the initial wall-clock time in ms (default 0).
-	WallClockStart int64
-	// Deserialization and Processing are the error policies (default
-	// fail), DeadLetterTopic where PolicyDeadLetter writes.
-	Deserialization, Processing Policy
-	DeadLetterTopic             string
-	// InvalidTime is the policy for negative timestamps (default fail).
-	InvalidTime TimestampPolicy
-	// CacheMaxBytes gives every task a record cache (default 0: every
-	// update is forwarded). The driver still commits, and so flushes the
-	// cache, after every piped record.
-	CacheMaxBytes int64
+// NewDriver implements engine.Topology.
+func (tp *topology) NewDriver(cfg engine.DriverConfig) (engine.Driver, error) {
+	d, err := newTestDriver(tp, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// NewTestDriver creates a driver for tp.
-func NewTestDriver(tp *Topology, cfg DriverConfig) (*TestDriver, error) {
+// newTestDriver creates a driver for tp.
+func newTestDriver(tp *topology, cfg engine.DriverConfig) (*testDriver, error) {
 	if cfg.DefaultPartitions <= 0 {
 		cfg.DefaultPartitions = 1
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	d := &TestDriver{tp: tp, cfg: cfg, tasks: map[TaskID]*Task{},
+	d := &testDriver{tp: tp, cfg: cfg, tasks: map[engine.TaskID]*task{},
 		offsets: map[string][]int64{}, wall: cfg.WallClockStart}
 	if err := d.checkCopartitioning(); err != nil {
 		return nil, err
@@ -97,7 +79,7 @@ func NewTestDriver(tp *Topology, cfg DriverConfig) (*TestDriver, error) {
 }
 
 // Partitions is the partition count of topic in this driver.
-func (d *TestDriver) Partitions(topic string) int {
+func (d *testDriver) Partitions(topic string) int {
 	if n, ok := d.cfg.Partitions[topic]; ok {
 		return n
 	}
@@ -109,25 +91,10 @@ func (d *TestDriver) Partitions(topic string) int {
 	})
 }
 
-func (d *TestDriver) checkCopartitioning() error {
+func (d *testDriver) checkCopartitioning() error {
 	for _, s := range d.tp.SubTopologies() {
-		if err := CheckCopartitioned(s, d.Partitions); err != nil {
+		if err := engine.CheckCopartitioned(s, d.Partitions); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// CheckCopartitioned fails when the source topics of a sub-topology have
-// different partition counts: their records could not meet in one task.
-func CheckCopartitioned(s *SubTopology, partitions func(topic string) int) error {
-	if len(s.Topics) < 2 {
-		return nil
-	}
-	first := partitions(s.Topics[0])
-	for _, t := range s.Topics[1:] {
-		if n := partitions(t); n != first {
-			return fmt.Errorf("streamgen: topics %q (%d partitions) and %q (%d partitions) are joined or merged in one sub-topology and must have the same number of partitions", s.Topics[0], first, t, n)
 		}
 	}
 	return nil
@@ -136,14 +103,14 @@ func CheckCopartitioned(s *SubTopology, partitions func(topic string) int) error
 // Pipe processes one input record, and everything it causes, to completion.
 // A negative Partition lets the driver choose one with Kafka's default
 // partitioner. The offset is assigned by the driver.
-func (d *TestDriver) Pipe(rec RawRecord) error {
+func (d *testDriver) Pipe(rec RawRecord) error {
 	if d.tp.SubTopologyOf(rec.Topic) == nil {
 		return fmt.Errorf("streamgen: test driver: no source reads topic %q", rec.Topic)
 	}
 	if err := d.enqueue(copyRaw(rec)); err != nil {
 		return err
 	}
-	touched := map[TaskID]bool{}
+	touched := map[engine.TaskID]bool{}
 	if err := d.drain(touched); err != nil {
 		return err
 	}
@@ -151,7 +118,7 @@ func (d *TestDriver) Pipe(rec RawRecord) error {
 }
 
 // enqueue assigns a record its partition and offset and queues it.
-func (d *TestDriver) enqueue(r RawRecord) error {
+func (d *testDriver) enqueue(r RawRecord) error {
 	if err := d.place(&r); err != nil {
 		return err
 	}
@@ -177,7 +144,7 @@ func (d *TestDriver) enqueue(r RawRecord) error {
 
 // next removes the record to process next: a global one, else the head
 // of the queue with the smallest head timestamp (PartitionGroup#nextRecord).
-func (d *TestDriver) next() (RawRecord, bool) {
+func (d *testDriver) next() (RawRecord, bool) {
 	if len(d.globals) > 0 {
 		r := d.globals[0]
 		d.globals = d.globals[1:]
@@ -196,23 +163,23 @@ func (d *TestDriver) next() (RawRecord, bool) {
 }
 
 // drain processes queued records until none is left.
-func (d *TestDriver) drain(touched map[TaskID]bool) error {
+func (d *testDriver) drain(touched map[engine.TaskID]bool) error {
 	for {
 		r, ok := d.next()
 		if !ok {
 			return nil
 		}
 		s := d.tp.SubTopologyOf(r.Topic)
-		id := TaskID{Sub: s.ID, Partition: r.Partition}
+		id := engine.TaskID{Sub: s.ID, Partition: r.Partition}
 		if d.tp.IsGlobal(s) {
-			id.Partition = GlobalPartition
+			id.Partition = engine.GlobalPartition
 		}
 		t, err := d.taskFor(id)
 		if err != nil {
 			d.clearQueues()
 			return err
 		}
-		touched[t.ID] = true
+		touched[t.id] = true
 		if err := t.Process(&r); err != nil {
 			d.clearQueues()
 			return err
@@ -220,14 +187,14 @@ func (d *TestDriver) drain(touched map[TaskID]bool) error {
 	}
 }
 
-func (d *TestDriver) clearQueues() {
+func (d *testDriver) clearQueues() {
 	d.queues, d.heap, d.globals = nil, nil, nil
 }
 
 // offer and poll are java.util.PriorityQueue's siftUp and siftDown with
 // the head timestamp as the comparator, so that queues whose heads have
 // equal timestamps come out in the order Kafka Streams picks them.
-func (d *TestDriver) offer(q *partitionQueue) {
+func (d *testDriver) offer(q *partitionQueue) {
 	k := len(d.heap)
 	d.heap = append(d.heap, q)
 	for k > 0 {
@@ -242,7 +209,7 @@ func (d *TestDriver) offer(q *partitionQueue) {
 	d.heap[k] = q
 }
 
-func (d *TestDriver) poll() *partitionQueue {
+func (d *testDriver) poll() *partitionQueue {
 	top := d.heap[0]
 	n := len(d.heap) - 1
 	x := d.heap[n]
@@ -270,7 +237,7 @@ func (d *TestDriver) poll() *partitionQueue {
 
 // place assigns a record its partition (Kafka's default partitioner when
 // it has none) and the next offset of that partition.
-func (d *TestDriver) place(r *RawRecord) error {
+func (d *testDriver) place(r *RawRecord) error {
 	n := d.Partitions(r.Topic)
 	if r.Partition < 0 || int(r.Partition) >= n {
 		if r.Partition >= int32(n) {
@@ -297,7 +264,7 @@ func choosePartition(key []byte, n int) int32 {
 	return sgpartition.Partition(key, int32(n))
 }
 
-func (d *TestDriver) commit(touched map[TaskID]bool) error {
+func (d *testDriver) commit(touched map[engine.TaskID]bool) error {
 	for _, id := range d.order {
 		if touched[id] {
 			if err := d.tasks[id].Commit(nil); err != nil {
@@ -310,9 +277,9 @@ func (d *TestDriver) commit(touched map[TaskID]bool) error {
 
 // AdvanceWallClock moves wall-clock time forward and fires the wall-clock
 // punctuations that became due, in task order.
-func (d *TestDriver) AdvanceWallClock(by time.Duration) error {
+func (d *testDriver) AdvanceWallClock(by time.Duration) error {
 	d.wall += by.Milliseconds()
-	touched := map[TaskID]bool{}
+	touched := map[engine.TaskID]bool{}
 	for _, id := range d.order {
 		if err := d.tasks[id].PunctuateWallClock(); err != nil {
 			return err
@@ -327,7 +294,7 @@ func (d *TestDriver) AdvanceWallClock(by time.Duration) error {
 
 // Output returns and removes the records written to topic so far, in the
 // order they were written.
-func (d *TestDriver) Output(topic string) []RawRecord {
+func (d *testDriver) Output(topic string) []RawRecord {
 	var out []RawRecord
 	keep := d.outputs[:0]
 	for _, r := range d.outputs {
@@ -343,14 +310,14 @@ func (d *TestDriver) Output(topic string) []RawRecord {
 
 // OutputAll returns and removes every record written so far, to any topic,
 // in the order they were written.
-func (d *TestDriver) OutputAll() []RawRecord {
+func (d *testDriver) OutputAll() []RawRecord {
 	out := d.outputs
 	d.outputs = nil
 	return out
 }
 
 // OutputTopics lists the topics with unread output, sorted.
-func (d *TestDriver) OutputTopics() []string {
+func (d *testDriver) OutputTopics() []string {
 	seen := map[string]bool{}
 	var ts []string
 	for _, r := range d.outputs {
@@ -365,7 +332,7 @@ func (d *TestDriver) OutputTopics() []string {
 
 // Store returns a store of the task that owns partition of its
 // sub-topology, or an error if that task has not run yet.
-func (d *TestDriver) Store(name string, partition int32) (sgstate.Store, error) {
+func (d *testDriver) Store(name string, partition int32) (sgstate.Store, error) {
 	for _, id := range d.order {
 		if id.Partition != partition {
 			continue
@@ -378,8 +345,8 @@ func (d *TestDriver) Store(name string, partition int32) (sgstate.Store, error) 
 }
 
 // Tasks returns the driver's tasks in creation order.
-func (d *TestDriver) Tasks() []*Task {
-	out := make([]*Task, len(d.order))
+func (d *testDriver) Tasks() []engine.Task {
+	out := make([]engine.Task, len(d.order))
 	for i, id := range d.order {
 		out[i] = d.tasks[id]
 	}
@@ -387,7 +354,7 @@ func (d *TestDriver) Tasks() []*Task {
 }
 
 // Close closes every task's stores.
-func (d *TestDriver) Close() error {
+func (d *testDriver) Close() error {
 	var first error
 	for _, id := range d.order {
 		if err := d.tasks[id].Close(); err != nil && first == nil {
@@ -397,13 +364,13 @@ func (d *TestDriver) Close() error {
 	return first
 }
 
-type driverCollector TestDriver
+type driverCollector testDriver
 
 // Send records output and re-pipes records for topics the topology reads
 // (repartition topics, or output topics that are also sources), as
 // TopologyTestDriver does.
 func (c *driverCollector) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, partitionKey []byte) error {
-	d := (*TestDriver)(c)
+	d := (*testDriver)(c)
 	r := copyRaw(RawRecord{Topic: topic, Partition: partition, Key: key, Value: value, Timestamp: ts, Headers: headers})
 	if partition < 0 {
 		if partitionKey == nil {
@@ -433,7 +400,7 @@ func copyRaw(r RawRecord) RawRecord {
 
 // KeyPartition is the partition Kafka's default partitioner picks for key
 // on topic: runtime/sgtest pipes typed records through it.
-func (d *TestDriver) KeyPartition(topic string, key []byte) int32 {
+func (d *testDriver) KeyPartition(topic string, key []byte) int32 {
 	return choosePartition(key, d.Partitions(topic))
 }
 
@@ -442,14 +409,14 @@ func (d *TestDriver) KeyPartition(topic string, key []byte) int32 {
 // assigns every task before the first record, so a test may read a store of
 // a partition that saw nothing. A global store lives in the global task
 // whatever the partition.
-func (d *TestDriver) TaskStore(store string, partition int32) (sgstate.Store, error) {
+func (d *testDriver) TaskStore(store string, partition int32) (sgstate.Store, error) {
 	s, err := d.storeSub(store)
 	if err != nil {
 		return nil, err
 	}
-	id := TaskID{Sub: s.ID, Partition: partition}
+	id := engine.TaskID{Sub: s.ID, Partition: partition}
 	if d.tp.IsGlobal(s) {
-		id.Partition = GlobalPartition
+		id.Partition = engine.GlobalPartition
 	} else if n := d.storePartitions(s); partition < 0 || int(partition) >= n {
 		return nil, fmt.Errorf("streamgen: test driver: store %q has partitions 0 to %d, not %d", store, n-1, partition)
 	}
@@ -462,20 +429,20 @@ func (d *TestDriver) TaskStore(store string, partition int32) (sgstate.Store, er
 
 // StorePartition is the partition whose task holds the serialized key in
 // store: Kafka's default partitioner over the partitions of the
-// sub-topology that uses the store, or GlobalPartition for a global store.
-func (d *TestDriver) StorePartition(store string, key []byte) (int32, error) {
+// sub-topology that uses the store, or engine.GlobalPartition for a global store.
+func (d *testDriver) StorePartition(store string, key []byte) (int32, error) {
 	s, err := d.storeSub(store)
 	if err != nil {
 		return 0, err
 	}
 	if d.tp.IsGlobal(s) {
-		return GlobalPartition, nil
+		return engine.GlobalPartition, nil
 	}
 	return choosePartition(key, d.storePartitions(s)), nil
 }
 
 // storeSub is the sub-topology that uses store.
-func (d *TestDriver) storeSub(store string) (*SubTopology, error) {
+func (d *testDriver) storeSub(store string) (*engine.SubTopology, error) {
 	for _, s := range d.tp.SubTopologies() {
 		for _, name := range s.Stores {
 			if name == store {
@@ -487,8 +454,8 @@ func (d *TestDriver) storeSub(store string) (*SubTopology, error) {
 }
 
 // storePartitions is the partition count of a sub-topology: that of its
-// source topics, which CheckCopartitioned keeps equal.
-func (d *TestDriver) storePartitions(s *SubTopology) int {
+// source topics, which engine.CheckCopartitioned keeps equal.
+func (d *testDriver) storePartitions(s *engine.SubTopology) int {
 	if len(s.Topics) == 0 {
 		return d.cfg.DefaultPartitions
 	}

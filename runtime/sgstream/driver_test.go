@@ -13,7 +13,7 @@ func TestDriverProcessesQueuedRecordsLikePartitionGroup(t *testing.T) {
 		send := func(topic, key, value string, ts int64) error {
 			return task.Send(topic, -1, []byte(key), []byte(value), ts, nil, nil)
 		}
-		Source(b, "in", jvSrc("in")).To(NodeFunc[string, *jv](func(r Record[string, *jv]) error {
+		Source(b, "in", jvSrc("in")).to(nodeFunc[string, *jv](func(r Record[string, *jv]) error {
 			if r.Value.s == "ts" {
 				// Queue a gets heads 110 then 120, queue b 100: b first,
 				// although it was written last.

@@ -1,16 +1,20 @@
 package sgstream
 
-// The tests of this package drive topologies with the TestDriver directly:
-// they cannot import runtime/sgtest, which imports this package. These are
-// the few options they set, as edits of a DriverConfig.
-type DriverOpt func(*DriverConfig)
+import "github.com/streamgen/streamgen/runtime/internal/engine"
 
-func DefaultPartitions(n int) DriverOpt { return func(c *DriverConfig) { c.DefaultPartitions = n } }
-func StateDir(dir string) DriverOpt     { return func(c *DriverConfig) { c.StateDir = dir } }
-func CacheMaxBytes(n int64) DriverOpt   { return func(c *DriverConfig) { c.CacheMaxBytes = n } }
+// The tests of this package drive topologies with the testDriver directly:
+// they cannot import runtime/sgtest, which imports this package. These are
+// the few options they set, as edits of a engine.DriverConfig.
+type DriverOpt func(*engine.DriverConfig)
+
+func DefaultPartitions(n int) DriverOpt {
+	return func(c *engine.DriverConfig) { c.DefaultPartitions = n }
+}
+func StateDir(dir string) DriverOpt   { return func(c *engine.DriverConfig) { c.StateDir = dir } }
+func CacheMaxBytes(n int64) DriverOpt { return func(c *engine.DriverConfig) { c.CacheMaxBytes = n } }
 
 func TopicPartitions(topic string, n int) DriverOpt {
-	return func(c *DriverConfig) {
+	return func(c *engine.DriverConfig) {
 		if c.Partitions == nil {
 			c.Partitions = map[string]int{}
 		}
@@ -19,18 +23,18 @@ func TopicPartitions(topic string, n int) DriverOpt {
 }
 
 func ErrorPolicies(deserialization, processing Policy, deadLetterTopic string) DriverOpt {
-	return func(c *DriverConfig) {
+	return func(c *engine.DriverConfig) {
 		c.Deserialization, c.Processing, c.DeadLetterTopic = deserialization, processing, deadLetterTopic
 	}
 }
 
 func InvalidTimestamps(p TimestampPolicy) DriverOpt {
-	return func(c *DriverConfig) { c.InvalidTime = p }
+	return func(c *engine.DriverConfig) { c.InvalidTime = p }
 }
 
-// driverConfig applies opts to a zero DriverConfig.
-func driverConfig(opts []DriverOpt) DriverConfig {
-	var c DriverConfig
+// driverConfig applies opts to a zero engine.DriverConfig.
+func driverConfig(opts []DriverOpt) engine.DriverConfig {
+	var c engine.DriverConfig
 	for _, o := range opts {
 		o(&c)
 	}

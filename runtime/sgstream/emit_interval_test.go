@@ -5,20 +5,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// throttleRun is a bare task (no TestDriver) whose wall clock the test sets
-// per record, so the emit throttles of TaskConfig decide what is emitted.
+// throttleRun is a bare task (no testDriver) whose wall clock the test sets
+// per record, so the emit throttles of engine.TaskConfig decide what is emitted.
 type throttleRun struct {
 	t    *testing.T
-	task *Task
+	task *task
 	col  *captured
 	wall int64
 	off  int64
 }
 
-func newThrottleRun(t *testing.T, build func(b *Builder), cfg TaskConfig) *throttleRun {
+func newThrottleRun(t *testing.T, build func(b *Builder), cfg engine.TaskConfig) *throttleRun {
 	t.Helper()
 	r := &throttleRun{t: t}
 	cfg.Now = func() int64 { return r.wall }
@@ -57,7 +58,7 @@ func TestEmitIntervalResolution(t *testing.T) {
 		want     int64
 	}{
 		{0, time.Second, 1000},
-		{NoEmitThrottle, time.Second, 0},
+		{engine.NoEmitThrottle, time.Second, 0},
 		{-time.Hour, time.Second, 0},
 		{250 * time.Millisecond, time.Second, 250},
 	} {
@@ -74,17 +75,17 @@ func TestWindowEmitIntervalFromTaskConfig(t *testing.T) {
 		s := Source(b, "source", SourceConfig[string, int64]{Topic: "events", Key: serdes.String, Value: serdes.Int64})
 		g := GroupedStream[string, int64]{Stream: s, Key: serdes.String, Value: serdes.Int64}
 		tbl := CountWindowed(WindowedBy(g, "w", TimeWindows{Size: 10 * time.Millisecond}), "count", "store", EmitOnClose)
-		tbl.To(NodeFunc[Windowed[string], Change[int64]](func(r Record[Windowed[string], Change[int64]]) error {
+		tbl.to(nodeFunc[Windowed[string], tableChange[int64]](func(r Record[Windowed[string], tableChange[int64]]) error {
 			return b.task.Send("out", 0, []byte(r.Key.Key), []byte(fmt.Sprint(r.Value.New)), r.Timestamp, nil, nil)
 		}))
 	}
 	for _, c := range []throttleCase{
 		{"default 1000ms holds the scan back", 0, nil},
 		{"500ms lets it run", 500 * time.Millisecond, []string{"A=1@1"}},
-		{"NoEmitThrottle lets it run", NoEmitThrottle, []string{"A=1@1"}},
+		{"engine.NoEmitThrottle lets it run", engine.NoEmitThrottle, []string{"A=1@1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newThrottleRun(t, build, TaskConfig{WindowEmitInterval: c.interval})
+			r := newThrottleRun(t, build, engine.TaskConfig{WindowEmitInterval: c.interval})
 			v, _ := serdes.Int64.Append(nil, 1)
 			r.pipe(0, "events", "A", v, 1)
 			r.pipe(500, "events", "A", v, 10)
@@ -104,10 +105,10 @@ func TestOuterJoinEmitIntervalFromTaskConfig(t *testing.T) {
 	}
 	for _, c := range []throttleCase{
 		{"default 1000ms", 0, nil},
-		{"NoEmitThrottle", NoEmitThrottle, []string{"a=A+null@0"}},
+		{"engine.NoEmitThrottle", engine.NoEmitThrottle, []string{"a=A+null@0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newThrottleRun(t, build, TaskConfig{OuterJoinEmitInterval: c.interval})
+			r := newThrottleRun(t, build, engine.TaskConfig{OuterJoinEmitInterval: c.interval})
 			r.pipe(0, "left", "a", []byte("A"), 0)
 			r.expect()
 			r.pipe(0, "left", "b", []byte("B"), 100) // A's window closed at 10

@@ -7,53 +7,41 @@ import "github.com/streamgen/streamgen/serdes"
 // it (table group-by subtractors), the old one.
 type Table[K, V any] struct {
 	b    *Builder
-	info *NodeInfo
-	out  *fanout[K, Change[V]]
+	info *nodeInfo
+	out  *fanout[K, tableChange[V]]
 	// getter builds, per task, a lookup of the table's current values; it
 	// is what joins use. Materialized tables read their store; filter and
 	// map_values compute from their parent's getter, as Kafka Streams'
 	// KTableValueGetter does.
-	getter func(t *Task) (ValueGetter[K, V], error)
+	getter func(t *task) (valueGetter[K, V], error)
 	// store is the name of the store that materializes the table, or "".
 	store string
 	// old records whether downstream operators need old values (Kafka
-	// Streams' sendOldValues); see SendOldValues.
+	// Streams' sendOldValues); see sendOldValues.
 	old *tableOpts
 	// Key and Value serialize the table's keys and values where needed.
 	Key   serdes.Serde[K]
 	Value serdes.Serde[V]
 }
 
-// ValueGetter looks up a table's current value for a key.
-type ValueGetter[K, V any] interface {
+// valueGetter looks up a table's current value for a key.
+type valueGetter[K, V any] interface {
 	// Get returns the value and its timestamp; found is false when the key
 	// has no value (never written or deleted).
 	Get(key K) (value V, timestamp int64, found bool, err error)
 }
 
-// NewTable creates a table handle whose changes are whatever is forwarded to
+// newTable creates a table handle whose changes are whatever is forwarded to
 // the returned node. getter may be nil for a table that cannot be looked
 // up; store names the materializing store or is "".
-func NewTable[K, V any](b *Builder, info *NodeInfo, getter func(t *Task) (ValueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], Node[K, Change[V]]) {
-	f := &fanout[K, Change[V]]{}
+func newTable[K, V any](b *Builder, info *nodeInfo, getter func(t *task) (valueGetter[K, V], error), store string, key serdes.Serde[K], value serdes.Serde[V]) (Table[K, V], recordNode[K, tableChange[V]]) {
+	f := &fanout[K, tableChange[V]]{}
 	b.countForwards(info, &f.n)
 	return Table[K, V]{b: b, info: info, out: f, getter: getter, store: store, old: &tableOpts{}, Key: key, Value: value}, f
 }
 
-// Info is the node that produces the table.
-func (t Table[K, V]) Info() *NodeInfo { return t.info }
-
-// Builder is the builder the table belongs to.
-func (t Table[K, V]) Builder() *Builder { return t.b }
-
-// To attaches a child that receives every change of the table.
-func (t Table[K, V]) To(n Node[K, Change[V]]) { t.out.add(n) }
-
-// Getter returns the per-task value getter factory, or nil.
-func (t Table[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) { return t.getter }
-
-// StoreName is the materializing store, or "".
-func (t Table[K, V]) StoreName() string { return t.store }
+// to attaches a child that receives every change of the table.
+func (t Table[K, V]) to(n recordNode[K, tableChange[V]]) { t.out.add(n) }
 
 // GroupedStream is a stream grouped by key (after a repartition when the
 // key changed), ready for aggregation or windowing.
@@ -68,24 +56,18 @@ type GroupedStream[K, V any] struct {
 // new value to the new group.
 type GroupedTable[K, V any] struct {
 	b     *Builder
-	info  *NodeInfo
-	out   *fanout[K, Change[V]]
+	info  *nodeInfo
+	out   *fanout[K, tableChange[V]]
 	Key   serdes.Serde[K]
 	Value serdes.Serde[V]
 }
 
-// NewGroupedTable creates a grouped-table handle fed by the returned node.
-func NewGroupedTable[K, V any](b *Builder, info *NodeInfo, key serdes.Serde[K], value serdes.Serde[V]) (GroupedTable[K, V], Node[K, Change[V]]) {
-	f := &fanout[K, Change[V]]{}
+// newGroupedTable creates a grouped-table handle fed by the returned node.
+func newGroupedTable[K, V any](b *Builder, info *nodeInfo, key serdes.Serde[K], value serdes.Serde[V]) (GroupedTable[K, V], recordNode[K, tableChange[V]]) {
+	f := &fanout[K, tableChange[V]]{}
 	b.countForwards(info, &f.n)
 	return GroupedTable[K, V]{b: b, info: info, out: f, Key: key, Value: value}, f
 }
 
-// Info is the node that produces the grouped table.
-func (g GroupedTable[K, V]) Info() *NodeInfo { return g.info }
-
-// Builder is the builder the grouped table belongs to.
-func (g GroupedTable[K, V]) Builder() *Builder { return g.b }
-
-// To attaches a child that receives the grouped changes.
-func (g GroupedTable[K, V]) To(n Node[K, Change[V]]) { g.out.add(n) }
+// to attaches a child that receives the grouped changes.
+func (g GroupedTable[K, V]) to(n recordNode[K, tableChange[V]]) { g.out.add(n) }

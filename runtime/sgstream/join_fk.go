@@ -22,8 +22,8 @@ import (
 //	    (to the left record's partition) ─▶ response join (drops stale responses) ─▶ result table
 //
 // The two topics split the join into the left table's sub-topology and the
-// right table's, exactly like repartition topics; under the TestDriver the
-// records are piped back in through the Collector.
+// right table's, exactly like repartition topics; under the testDriver the
+// records are piped back in through the engine.Collector.
 //
 // Stale responses are recognised by a 128-bit hash of the serialized left
 // value carried through both topics. Kafka uses Murmur3; we use FNV-1a
@@ -158,7 +158,7 @@ type foreignKeyJoin[K, V1, KO, V2, VR any] struct {
 	regTopic, respTopic string
 	subStore            string
 	leftJoin            bool
-	task                *Task
+	task                *task
 	sd                  ForeignKeySerdes[K, V1, KO, VR]
 	rValue              serdesOf[V2]
 	fk                  func(V1) KO
@@ -188,29 +188,29 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	b := l.b
 	j := newFKJoin(l, r, name, kind, fk, joiner, sd)
 	sd = j.sd // with the defaults filled in
-	lf, rf := l.Getter(), r.Getter()
+	lf, rf := l.getter, r.getter
 	if lf == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
+		b.errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
 	}
 	if rf == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
+		b.errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
 	}
 	// Kafka enables old values on both tables: the left side needs the old
 	// foreign key to unsubscribe, and both sides' upstream filters then
 	// skip updates that stay filtered out.
-	SendOldValues(l)
-	SendOldValues(r)
+	sendOldValues(l)
+	sendOldValues(r)
 	// The nodes: on the left, subscription send and the registration
 	// sink; on the right, receive a subscription and join it with the right
 	// table, and the foreign join of right-table updates with their
 	// subscribers; on the left again, resolve responses into the result.
-	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.StoreName(), r.StoreName(), store)
+	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.store, r.store, store)
 	b.declareStore(StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
-	l.To(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
+	l.to(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
 
 	recv := &fkSubscriptionReceive[K, V1, KO, V2, VR]{j: j, join: fkSubscriptionJoinForeign[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}}
 	foreign := &fkForeignJoin[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}
-	b.OnInit(nodes.Receive, func(tk *Task) error {
+	b.onInit(nodes.Receive, func(tk *task) error {
 		subs, err := fkStore(tk, j.subStore)
 		if err != nil {
 			return err
@@ -219,28 +219,28 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 		recv.join.rg, err = rf(tk)
 		return err
 	})
-	b.AddSource(nodes.RegSource, j.regTopic, recv.Process)
-	r.To(foreign)
+	b.addSource(nodes.RegSource, j.regTopic, recv.Process)
+	r.to(foreign)
 
 	res := &fkResponseResolver[K, V1, KO, V2, VR]{j: j}
-	var getter func(*Task) (ValueGetter[K, VR], error)
+	var getter func(*task) (valueGetter[K, VR], error)
 	if store != "" {
 		if sd.Result == nil {
-			b.Errorf("join %q: a materialized join needs the result value serde", name)
+			b.errorf("join %q: a materialized join needs the result value serde", name)
 		}
 		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
 		getter = storeGetter(store, sd.Key, sd.Result)
 	}
-	out, next := NewTable(b, nodes.Result, getter, store, sd.Key, sd.Result)
+	out, next := newTable(b, nodes.Result, getter, store, sd.Key, sd.Result)
 	res.result = fkResult[K, VR]{next: next, self: out.old}
-	b.OnInit(nodes.Resolver, func(tk *Task) (err error) {
+	b.onInit(nodes.Resolver, func(tk *task) (err error) {
 		res.lg, err = lf(tk)
 		return err
 	})
 	if store != "" {
-		b.OnInit(nodes.Result, func(tk *Task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
+		b.onInit(nodes.Result, func(tk *task) error { return res.result.open(tk, store, sd.Key, sd.Result) })
 	}
-	b.AddSource(nodes.RespSource, j.respTopic, res.Process)
+	b.addSource(nodes.RespSource, j.respTopic, res.Process)
 	return out
 }
 
@@ -258,15 +258,15 @@ func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name stri
 		sd.ForeignKey = r.Key
 	}
 	if sd.Key == nil || sd.Value == nil || sd.ForeignKey == nil || r.Value == nil {
-		b.Errorf("join %q: a foreign-key join needs the left key and value serdes and the right key and value serdes", name)
+		b.errorf("join %q: a foreign-key join needs the left key and value serdes and the right key and value serdes", name)
 	}
 	if kind != InnerJoin && kind != LeftJoin {
-		b.Errorf("join %q: a foreign-key join is inner or left, not %v", name, kind)
+		b.errorf("join %q: a foreign-key join is inner or left, not %v", name, kind)
 	}
 	return &foreignKeyJoin[K, V1, KO, V2, VR]{
 		name:      name,
-		regTopic:  b.InternalTopic(toponame.FKRegistrationTopic(name)),
-		respTopic: b.InternalTopic(toponame.FKResponseTopic(name)),
+		regTopic:  b.internalTopic(toponame.FKRegistrationTopic(name)),
+		respTopic: b.internalTopic(toponame.FKResponseTopic(name)),
 		subStore:  topograph.FKSubscriptionStore(name),
 		leftJoin:  kind == LeftJoin,
 		task:      b.task,
@@ -278,7 +278,7 @@ func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name stri
 }
 
 // fkStore opens the subscription store.
-func fkStore(tk *Task, name string) (sgstate.KeyValueStore, error) {
+func fkStore(tk *task, name string) (sgstate.KeyValueStore, error) {
 	s, err := tk.Store(name)
 	if err != nil {
 		return nil, err
@@ -299,10 +299,10 @@ type fkSubscriptionSend[K, V1, KO, V2, VR any] struct {
 	// pk and hash are those of the record being processed.
 	pk   []byte
 	hash *fkHash
-	rec  Record[K, Change[V1]]
+	rec  Record[K, tableChange[V1]]
 }
 
-func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) Process(rec Record[K, Change[V1]]) error {
+func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) Process(rec Record[K, tableChange[V1]]) error {
 	j := p.j
 	if rec.KeyNull {
 		j.task.Drop()
@@ -390,7 +390,7 @@ func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) inner(oldNull, newNull bool, old
 // foreign key (null for a null foreign key).
 func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) send(fkb []byte, fkNull bool, instr byte) error {
 	t := p.j.task
-	p.obuf = appendSubscription(p.obuf[:0], subscription{hash: p.hash, instruction: instr, pk: p.pk, partition: t.ID.Partition})
+	p.obuf = appendSubscription(p.obuf[:0], subscription{hash: p.hash, instruction: instr, pk: p.pk, partition: t.id.Partition})
 	var key []byte
 	if !fkNull {
 		key = fkb
@@ -434,7 +434,7 @@ type fkSubscriptionReceive[K, V1, KO, V2, VR any] struct {
 	join         fkSubscriptionJoinForeign[K, V1, KO, V2, VR]
 }
 
-func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *task, raw *RawRecord) error {
 	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
 	if err != nil || !ok {
 		return err
@@ -476,7 +476,7 @@ func (p *fkSubscriptionReceive[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRec
 // subscription's instruction says.
 type fkSubscriptionJoinForeign[K, V1, KO, V2, VR any] struct {
 	j   *foreignKeyJoin[K, V1, KO, V2, VR]
-	rg  ValueGetter[KO, V2]
+	rg  valueGetter[KO, V2]
 	out fkResponder[K, V1, KO, V2, VR]
 }
 
@@ -528,7 +528,7 @@ type fkSubscriber struct {
 	partition int32
 }
 
-func (p *fkForeignJoin[K, V1, KO, V2, VR]) Process(rec Record[KO, Change[V2]]) error {
+func (p *fkForeignJoin[K, V1, KO, V2, VR]) Process(rec Record[KO, tableChange[V2]]) error {
 	j := p.j
 	if rec.KeyNull {
 		j.task.Drop()
@@ -569,12 +569,12 @@ func (p *fkForeignJoin[K, V1, KO, V2, VR]) Process(rec Record[KO, Change[V2]]) e
 // which goes to the result table.
 type fkResponseResolver[K, V1, KO, V2, VR any] struct {
 	j      *foreignKeyJoin[K, V1, KO, V2, VR]
-	lg     ValueGetter[K, V1]
+	lg     valueGetter[K, V1]
 	hbuf   []byte
 	result fkResult[K, VR]
 }
 
-func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord) error {
+func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *task, raw *RawRecord) error {
 	j := p.j
 	ts, ok, err := tk.observe(raw.Topic, raw.Timestamp)
 	if err != nil || !ok {
@@ -626,30 +626,30 @@ func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *Task, raw *RawRecord
 // fkResult is the join's result node: a KTableSource, through the store
 // when the join is materialized.
 type fkResult[K, VR any] struct {
-	next Node[K, Change[VR]]
+	next recordNode[K, tableChange[VR]]
 	self *tableOpts
 	kv   *KVStore[K, VR]
 }
 
 // open opens the result store and forwards what its cache flushes.
-func (p *fkResult[K, VR]) open(tk *Task, store string, key serdes.Serde[K], value serdes.Serde[VR]) error {
-	kv, err := OpenKVStore(tk, store, key, value)
+func (p *fkResult[K, VR]) open(tk *task, store string, key serdes.Serde[K], value serdes.Serde[VR]) error {
+	kv, err := openKVStore(tk, store, key, value)
 	if err != nil {
 		return err
 	}
 	p.kv = kv
-	kv.SetFlushListener(func(k K, ch Change[VR], ts int64) error {
+	kv.setFlushListener(func(k K, ch tableChange[VR], ts int64) error {
 		if !p.self.sendOld {
 			var zero VR
 			ch.Old, ch.OldNull = zero, true
 		}
-		return p.next.Process(Record[K, Change[VR]]{Key: k, Value: ch, Timestamp: ts})
+		return p.next.Process(Record[K, tableChange[VR]]{Key: k, Value: ch, Timestamp: ts})
 	})
 	return nil
 }
 
 func (p *fkResult[K, VR]) process(key K, res VR, resNull bool, ts int64, headers []Header) error {
-	ch := Change[VR]{New: res, NewNull: resNull, OldNull: true}
+	ch := tableChange[VR]{New: res, NewNull: resNull, OldNull: true}
 	if kv := p.kv; kv != nil {
 		old, _, oldFound, err := kv.Get(key)
 		if err != nil {
@@ -663,9 +663,9 @@ func (p *fkResult[K, VR]) process(key K, res VR, resNull bool, ts int64, headers
 		} else {
 			err = kv.Put(key, res, ts)
 		}
-		if err != nil || !kv.Forwards() {
+		if err != nil || !kv.forwards() {
 			return err
 		}
 	}
-	return p.next.Process(Record[K, Change[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+	return p.next.Process(Record[K, tableChange[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -25,7 +26,7 @@ func fkJoin(t *testing.T, kind JoinKind, store string, opts ...DriverOpt) *jdrv 
 }
 
 func TestJoinForeignKeyTopologyNames(t *testing.T) {
-	tp, err := NewTopology("app", func(b *Builder) {
+	tp, err := newTopology("app", func(b *Builder) {
 		l := TableSource(b, "orders", jvSrc("orders"), "orders-store")
 		r := TableSource(b, "customers", jvSrc("customers"), "customers-store")
 		j := JoinForeignKey(l, r, "fk", InnerJoin, orderFK, joinStr, "", ForeignKeySerdes[string, *jv, string, *jv]{})
@@ -35,7 +36,7 @@ func TestJoinForeignKeyTopologyNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"app-fk-subscription-registration-topic", "app-fk-subscription-response-topic"} {
-		if ts := tp.Topic(name); ts == nil || ts.Role != TopicInternal {
+		if ts := tp.Topic(name); ts == nil || ts.Role != engine.TopicInternal {
 			t.Fatalf("topic %s: %+v", name, ts)
 		}
 	}

@@ -53,10 +53,10 @@ func jvSink() SinkConfig[string, *jv] {
 
 var jvJoinSerdes = StreamJoinSerdes[string, *jv, *jv]{Key: serdes.String, Left: jvSerde{}, Right: jvSerde{}}
 
-// jdrv is a TestDriver over a topology built in a join test.
+// jdrv is a testDriver over a topology built in a join test.
 type jdrv struct {
 	t *testing.T
-	*TestDriver
+	*testDriver
 }
 
 func newJDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *jdrv {
@@ -71,7 +71,7 @@ func jBytes(s string) []byte { return strBytes(s) }
 
 func (d *jdrv) pipe(topic, key, value string, ts int64) {
 	d.t.Helper()
-	pipeStrings(d.t, d.TestDriver, topic, key, value, ts)
+	pipeStrings(d.t, d.testDriver, topic, key, value, ts)
 }
 
 // out returns and clears topic's output as "key:value@ts" ("null" for null).
@@ -91,7 +91,7 @@ func (d *jdrv) expectOut(want ...string) {
 func (d *jdrv) dropped() int64 {
 	var n int64
 	for _, tk := range d.Tasks() {
-		n += tk.Stats.Dropped
+		n += tk.Stats().Dropped
 	}
 	return n
 }

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/streamgen/streamgen/internal/topograph"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -26,14 +26,6 @@ import (
 //     that runs before the join of a record carrying the current stream
 //     time (KIP-633).
 
-// DefaultOuterJoinEmitInterval is how often, in wall-clock time, a left or
-// outer stream-stream join scans its outer store for records whose window
-// closed, unless TaskConfig.OuterJoinEmitInterval says otherwise: Kafka's
-// internal config __emit.interval.ms.kstreams.outer.join.spurious.results.fix__
-// defaults to 1000 ms. The TestDriver uses 0 (scan whenever one may be due),
-// the setting Kafka's own join tests use.
-const DefaultOuterJoinEmitInterval = time.Second
-
 // Side bytes of the outer store keys and values (Kafka's
 // TimestampedKeyAndJoinSide and LeftOrRightValue): right sorts before left
 // at the same timestamp.
@@ -43,7 +35,7 @@ const (
 )
 
 type streamJoin[K, V1, V2, VR any] struct {
-	t      *Task
+	t      *task
 	name   string
 	kind   JoinKind
 	before int64 // ms; the left side fetches [ts-before, ts+after]
@@ -51,7 +43,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 	grace  int64
 	joiner func(K, V1, V2) VR
 	sd     StreamJoinSerdes[K, V1, V2]
-	out    Node[K, VR]
+	out    recordNode[K, VR]
 
 	leftStore, rightStore sgstate.WindowStore
 	outer                 sgstate.KeyValueStore // nil for inner joins
@@ -73,13 +65,13 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	b := left.b
 	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
-		b.Errorf("join %q: %v", name, err)
+		b.errorf("join %q: %v", name, err)
 	}
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
-		b.Errorf("join %q: unknown join kind %v", name, kind)
+		b.errorf("join %q: unknown join kind %v", name, kind)
 	}
 	if sd.Key == nil || sd.Left == nil || sd.Right == nil {
-		b.Errorf("join %q: stream-stream joins need key, left and right serdes", name)
+		b.errorf("join %q: stream-stream joins need key, left and right serdes", name)
 	}
 	thisName, otherName, outerName := topograph.StreamJoinStores(name, true)
 	window := func(store string) StoreSpec {
@@ -101,14 +93,14 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		b.declareStore(s)
 	}
 
-	out, next := NewStream[K, VR](b, info)
+	out, next := newStream[K, VR](b, info)
 	j := &streamJoin[K, V1, V2, VR]{
 		t: b.task, name: name, kind: kind,
 		before: w.Before.Milliseconds(), after: w.After.Milliseconds(), grace: w.Grace.Milliseconds(),
 		joiner: joiner, sd: sd, out: next, putNulls: thisSpec.InMemory,
 		streamTime: -1, minTime: math.MaxInt64,
 	}
-	b.OnInit(info, func(t *Task) error {
+	b.onInit(info, func(t *task) error {
 		var err error
 		if j.leftStore, err = openJoinWindowStore(t, thisName); err != nil {
 			return err
@@ -128,15 +120,15 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 			j.outer = kv
 		}
 		j.t = t
-		j.interval = emitInterval(t.cfg.OuterJoinEmitInterval, DefaultOuterJoinEmitInterval)
+		j.interval = emitInterval(t.cfg.OuterJoinEmitInterval, engine.DefaultOuterJoinEmitInterval)
 		return nil
 	})
-	left.To(NodeFunc[K, V1](j.processLeft))
-	right.To(NodeFunc[K, V2](j.processRight))
+	left.to(nodeFunc[K, V1](j.processLeft))
+	right.to(nodeFunc[K, V2](j.processRight))
 	return out
 }
 
-func openJoinWindowStore(t *Task, name string) (sgstate.WindowStore, error) {
+func openJoinWindowStore(t *task, name string) (sgstate.WindowStore, error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func TestJoinStreamsBuiltinStores(t *testing.T) {
 }
 
 func TestJoinStreamsDeclaresKafkaStores(t *testing.T) {
-	tp, err := NewTopology("app", func(b *Builder) {
+	tp, err := newTopology("app", func(b *Builder) {
 		l := Source(b, "left", jvSrc("left"))
 		r := Source(b, "right", jvSrc("right"))
 		To(JoinStreams(l, r, "j", LeftJoin, JoinWindows{Before: ms(100), After: ms(50), Grace: ms(10)}, joinStr, jvJoinSerdes), "sink", "out", jvSink())
@@ -92,7 +92,7 @@ func TestJoinStreamsDeclaresKafkaStores(t *testing.T) {
 		t.Fatalf("both sides must run in one sub-topology: %+v", subs)
 	}
 	// An inner join has no outer store.
-	tp, err = NewTopology("app", func(b *Builder) {
+	tp, err = newTopology("app", func(b *Builder) {
 		l := Source(b, "left", jvSrc("left"))
 		r := Source(b, "right", jvSrc("right"))
 		To(JoinStreams(l, r, "j", InnerJoin, JoinWindows{Before: ms(1), After: ms(1)}, joinStr, jvJoinSerdes), "sink", "out", jvSink())
@@ -104,7 +104,7 @@ func TestJoinStreamsDeclaresKafkaStores(t *testing.T) {
 		t.Fatal("inner join declared an outer store")
 	}
 	// before + after < 0 is rejected, as JoinWindows does.
-	_, err = NewTopology("app", func(b *Builder) {
+	_, err = newTopology("app", func(b *Builder) {
 		l := Source(b, "left", jvSrc("left"))
 		r := Source(b, "right", jvSrc("right"))
 		To(JoinStreams(l, r, "j", InnerJoin, JoinWindows{Before: ms(-10), After: ms(5)}, joinStr, jvJoinSerdes), "sink", "out", jvSink())

@@ -10,7 +10,7 @@ import (
 // KTableKTableOuterJoin and KTableKTableJoinMerger of Kafka Streams 4.x.
 
 // lookup reads a value getter; a null value counts as absent.
-func lookup[K, V any](g ValueGetter[K, V], key K) (V, int64, bool, error) {
+func lookup[K, V any](g valueGetter[K, V], key K) (V, int64, bool, error) {
 	v, ts, found, err := g.Get(key)
 	if err != nil || !found || isNull(v) {
 		var zero V
@@ -23,23 +23,23 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 	b := s.b
 	// The table is a parent so that the join runs in the table's
 	// sub-topology, where the stores its getter reads are open.
-	info := b.g.StreamTableJoin(name, s.info, t.info, t.StoreName())
+	info := b.g.StreamTableJoin(name, s.info, t.info, t.store)
 	if kind != InnerJoin && kind != LeftJoin {
-		b.Errorf("join %q: a stream-table join is inner or left, not %v", name, kind)
+		b.errorf("join %q: a stream-table join is inner or left, not %v", name, kind)
 	}
-	factory := t.Getter()
+	factory := t.getter
 	if factory == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
+		b.errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
 	}
-	out, next := NewStream[K, VR](b, info)
-	var g ValueGetter[K, V2]
-	b.OnInit(info, func(tk *Task) (err error) {
+	out, next := newStream[K, VR](b, info)
+	var g valueGetter[K, V2]
+	b.onInit(info, func(tk *task) (err error) {
 		g, err = factory(tk)
 		return err
 	})
 	leftJoin := kind == LeftJoin
 	task := b.task
-	s.To(NodeFunc[K, V1](func(r Record[K, V1]) error {
+	s.to(nodeFunc[K, V1](func(r Record[K, V1]) error {
 		// A left join keeps a null-key record with a value: it cannot
 		// match, so it is emitted with a null table side.
 		if !(leftJoin && r.KeyNull && !r.ValueNull) && (r.KeyNull || r.ValueNull) {
@@ -66,22 +66,22 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 
 func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner func(K, V1, V2) VR) Stream[K, VR] {
 	b := s.b
-	// The global store is reached through Task.GlobalStore; declaring it
+	// The global store is reached through task.GlobalStore; declaring it
 	// here would merge this sub-topology with the global one.
 	info := b.g.StreamGlobalJoin(name, s.info)
 	if kind != InnerJoin && kind != LeftJoin {
-		b.Errorf("join %q: a stream-global-table join is inner or left, not %v", name, kind)
+		b.errorf("join %q: a stream-global-table join is inner or left, not %v", name, kind)
 	}
-	out, next := NewStream[K, VR](b, info)
-	var g ValueGetter[K2, V2]
-	factory := gt.Getter()
-	b.OnInit(info, func(tk *Task) (err error) {
+	out, next := newStream[K, VR](b, info)
+	var g valueGetter[K2, V2]
+	factory := gt.lookup()
+	b.onInit(info, func(tk *task) (err error) {
 		g, err = factory(tk)
 		return err
 	})
 	leftJoin := kind == LeftJoin
 	task := b.task
-	s.To(NodeFunc[K, V1](func(r Record[K, V1]) error {
+	s.to(nodeFunc[K, V1](func(r Record[K, V1]) error {
 		// Kafka calls the key mapper before its null checks, so a mapper
 		// that cannot take a null value throws there; we drop the record
 		// without calling it.
@@ -116,49 +116,49 @@ func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2,
 
 // tableJoin is the state of a table-table join in one task.
 type tableJoin[K, V1, V2, VR any] struct {
-	t      *Task
+	t      *task
 	name   string
 	kind   JoinKind
 	joiner func(K, V1, V2) VR
 	l      Table[K, V1]
 	r      Table[K, V2]
 	self   *tableOpts // the result's; sendOld set when downstream needs old values
-	g1     ValueGetter[K, V1]
-	g2     ValueGetter[K, V2]
+	g1     valueGetter[K, V1]
+	g2     valueGetter[K, V2]
 	kv     *KVStore[K, VR] // nil when not materialized
-	next   Node[K, Change[VR]]
+	next   recordNode[K, tableChange[VR]]
 }
 
 func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
 	b := l.b
-	info := b.g.TableJoin(name, l.info, r.info, l.StoreName(), r.StoreName(), store)
+	info := b.g.TableJoin(name, l.info, r.info, l.store, r.store, store)
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
-		b.Errorf("join %q: unknown join kind %v", name, kind)
+		b.errorf("join %q: unknown join kind %v", name, kind)
 	}
-	f1, f2 := l.Getter(), r.Getter()
+	f1, f2 := l.getter, r.getter
 	if f1 == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
+		b.errorf("join %q: table %q cannot be looked up; materialize it", name, l.info.Name)
 	}
 	if f2 == nil {
-		b.Errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
+		b.errorf("join %q: table %q cannot be looked up; materialize it", name, r.info.Name)
 	}
 	// Kafka's doJoin: the outer sides send old values so that a deleted
 	// row can be told from one that never existed.
 	if kind == LeftJoin || kind == OuterJoin {
-		SendOldValues(l)
+		sendOldValues(l)
 	}
 	if kind == OuterJoin {
-		SendOldValues(r)
+		sendOldValues(r)
 	}
-	var getter func(*Task) (ValueGetter[K, VR], error)
+	var getter func(*task) (valueGetter[K, VR], error)
 	if store != "" {
 		if value == nil {
-			b.Errorf("join %q: a materialized join needs the result value serde", name)
+			b.errorf("join %q: a materialized join needs the result value serde", name)
 		}
 		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
 		getter = storeGetter(store, l.Key, value)
 	} else if f1 != nil && f2 != nil {
-		getter = func(tk *Task) (ValueGetter[K, VR], error) {
+		getter = func(tk *task) (valueGetter[K, VR], error) {
 			g1, err := f1(tk)
 			if err != nil {
 				return nil, err
@@ -170,15 +170,15 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 			return tableJoinGetter[K, V1, V2, VR]{kind: kind, joiner: joiner, g1: g1, g2: g2}, nil
 		}
 	}
-	out, next := NewTable(b, info, getter, store, l.Key, value)
+	out, next := newTable(b, info, getter, store, l.Key, value)
 	// A downstream need for old values reaches both parents
 	// (KTableKTableAbstractJoin.enableSendingOldValues).
 	out.old.parent = func() {
-		SendOldValues(l)
-		SendOldValues(r)
+		sendOldValues(l)
+		sendOldValues(r)
 	}
 	j := &tableJoin[K, V1, V2, VR]{t: b.task, name: name, kind: kind, joiner: joiner, l: l, r: r, self: out.old, next: next}
-	b.OnInit(info, func(tk *Task) error {
+	b.onInit(info, func(tk *task) error {
 		var err error
 		if j.g1, err = f1(tk); err != nil {
 			return err
@@ -187,27 +187,27 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 			return err
 		}
 		if store != "" {
-			if j.kv, err = OpenKVStore(tk, store, l.Key, value); err != nil {
+			if j.kv, err = openKVStore(tk, store, l.Key, value); err != nil {
 				return err
 			}
-			j.kv.SetFlushListener(func(k K, ch Change[VR], ts int64) error {
+			j.kv.setFlushListener(func(k K, ch tableChange[VR], ts int64) error {
 				if !j.self.sendOld {
 					var zero VR
 					ch.Old, ch.OldNull = zero, true
 				}
-				return j.next.Process(Record[K, Change[VR]]{Key: k, Value: ch, Timestamp: ts})
+				return j.next.Process(Record[K, tableChange[VR]]{Key: k, Value: ch, Timestamp: ts})
 			})
 		}
 		return nil
 	})
-	l.To(NodeFunc[K, Change[V1]](j.processLeft))
-	r.To(NodeFunc[K, Change[V2]](j.processRight))
+	l.to(nodeFunc[K, tableChange[V1]](j.processLeft))
+	r.to(nodeFunc[K, tableChange[V2]](j.processRight))
 	return out
 }
 
 // oldOf is a change's old value as Kafka would see it: only a parent that
 // sends old values (sendOldValues) forwards one.
-func oldOf[K, V any](t Table[K, V], ch Change[V]) (V, bool) {
+func oldOf[K, V any](t Table[K, V], ch tableChange[V]) (V, bool) {
 	if !sendsOld(t) || ch.OldNull || isNull(ch.Old) {
 		var zero V
 		return zero, true
@@ -215,7 +215,7 @@ func oldOf[K, V any](t Table[K, V], ch Change[V]) (V, bool) {
 	return ch.Old, false
 }
 
-func newOf[V any](ch Change[V]) (V, bool) {
+func newOf[V any](ch tableChange[V]) (V, bool) {
 	if ch.NewNull || isNull(ch.New) {
 		var zero V
 		return zero, true
@@ -235,7 +235,7 @@ func (j *tableJoin[K, V1, V2, VR]) skipNullKey() error {
 
 // processLeft handles an update of the left table: KTableKTableInnerJoin,
 // KTableKTableLeftJoin or KTableKTableOuterJoin with the original joiner.
-func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, Change[V1]]) error {
+func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, tableChange[V1]]) error {
 	if r.KeyNull {
 		return j.skipNullKey()
 	}
@@ -254,7 +254,7 @@ func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, Change[V1]]) error {
 
 // processRight handles an update of the right table: the same processors
 // with the reversed joiner, and KTableKTableRightJoin for left joins.
-func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, Change[V2]]) error {
+func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, tableChange[V2]]) error {
 	if r.KeyNull {
 		return j.skipNullKey()
 	}
@@ -286,7 +286,7 @@ type sideUpdate[VR any] struct {
 // which of the new and old results are sent, and at which timestamp.
 func (j *tableJoin[K, V1, V2, VR]) update(key K, ts int64, headers []Header, u sideUpdate[VR]) error {
 	sendOld := j.self.sendOld
-	var ch Change[VR]
+	var ch tableChange[VR]
 	ch.NewNull, ch.OldNull = true, true
 	switch {
 	case j.kind == InnerJoin:
@@ -351,7 +351,7 @@ func (j *tableJoin[K, V1, V2, VR]) result(key K, v1 V1, v2 V2) (VR, bool) {
 
 // merge is KTableKTableJoinMerger: a materialized result goes through its
 // store (and the store's record cache, which then forwards on flush).
-func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch Change[VR], ts int64, headers []Header) error {
+func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch tableChange[VR], ts int64, headers []Header) error {
 	if !j.self.sendOld {
 		var zero VR
 		ch.Old, ch.OldNull = zero, true
@@ -363,11 +363,11 @@ func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch Change[VR], ts int64, headers
 		} else {
 			err = j.kv.Put(key, ch.New, ts)
 		}
-		if err != nil || !j.kv.Forwards() {
+		if err != nil || !j.kv.forwards() {
 			return err
 		}
 	}
-	return j.next.Process(Record[K, Change[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
+	return j.next.Process(Record[K, tableChange[VR]]{Key: key, Value: ch, Timestamp: ts, Headers: headers})
 }
 
 // tableJoinGetter computes the join of an unmaterialized result on lookup
@@ -375,8 +375,8 @@ func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch Change[VR], ts int64, headers
 type tableJoinGetter[K, V1, V2, VR any] struct {
 	kind   JoinKind
 	joiner func(K, V1, V2) VR
-	g1     ValueGetter[K, V1]
-	g2     ValueGetter[K, V2]
+	g1     valueGetter[K, V1]
+	g2     valueGetter[K, V2]
 }
 
 func (g tableJoinGetter[K, V1, V2, VR]) Get(key K) (VR, int64, bool, error) {

@@ -43,8 +43,8 @@ func NewKVStore[K, V any](s sgstate.Store, key serdes.Serde[K], value serdes.Ser
 	return st, nil
 }
 
-// OpenKVStore is NewKVStore on the task's store called name.
-func OpenKVStore[K, V any](t *Task, name string, key serdes.Serde[K], value serdes.Serde[V]) (*KVStore[K, V], error) {
+// openKVStore is NewKVStore on the task's store called name.
+func openKVStore[K, V any](t *task, name string, key serdes.Serde[K], value serdes.Serde[V]) (*KVStore[K, V], error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err
@@ -137,17 +137,17 @@ func (s *KVStore[K, V]) All(fn func(key K, value V, ts int64) error) error {
 	})
 }
 
-// Forwards reports whether the operator that owns the store forwards its
+// forwards reports whether the operator that owns the store forwards its
 // own updates. It is false when the store is cached: then the cache
 // forwards the latest update of each key when it flushes (Kafka Streams'
 // TimestampedTupleForwarder).
-func (s *KVStore[K, V]) Forwards() bool { return s.cache == nil }
+func (s *KVStore[K, V]) forwards() bool { return s.cache == nil }
 
 // SetFlushListener registers fn to receive, when the record cache flushes,
 // each dirty key's latest value and the value it replaced in the underlying
 // store, with the timestamp of the latest update. Null values are reported
 // with the null flags. It does nothing for a store without cache.
-func (s *KVStore[K, V]) SetFlushListener(fn func(key K, change Change[V], ts int64) error) {
+func (s *KVStore[K, V]) setFlushListener(fn func(key K, change tableChange[V], ts int64) error) {
 	if s.cache == nil {
 		return
 	}
@@ -156,7 +156,7 @@ func (s *KVStore[K, V]) SetFlushListener(fn func(key K, change Change[V], ts int
 		if err != nil {
 			return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, s.s.Name(), err)
 		}
-		var ch Change[V]
+		var ch tableChange[V]
 		ts := ctxTs
 		if newRaw == nil {
 			ch.NewNull = true
@@ -172,26 +172,26 @@ func (s *KVStore[K, V]) SetFlushListener(fn func(key K, change Change[V], ts int
 	}
 }
 
-// NeedOldValues says whether the flush listener needs the old value of each
+// needOldValues says whether the flush listener needs the old value of each
 // flushed key (default true). Owners of a cached store whose table sends
 // no old values downstream turn it off, which saves a read of the
 // underlying store per flushed key; the listener then gets OldNull for
 // updates. It does nothing for a store without cache.
-func (s *KVStore[K, V]) NeedOldValues(need bool) {
+func (s *KVStore[K, V]) needOldValues(need bool) {
 	if s.cache != nil {
 		s.cache.ns.SetOldValues(need)
 	}
 }
 
-// kvGetter is the ValueGetter of a materialized table.
+// kvGetter is the valueGetter of a materialized table.
 type kvGetter[K, V any] struct{ s *KVStore[K, V] }
 
 func (g kvGetter[K, V]) Get(key K) (V, int64, bool, error) { return g.s.Get(key) }
 
 // storeGetter is the getter factory of a table materialized in store.
-func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde[V]) func(t *Task) (ValueGetter[K, V], error) {
-	return func(t *Task) (ValueGetter[K, V], error) {
-		s, err := OpenKVStore(t, store, key, value)
+func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde[V]) func(t *task) (valueGetter[K, V], error) {
+	return func(t *task) (valueGetter[K, V], error) {
+		s, err := openKVStore(t, store, key, value)
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +208,7 @@ func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde
 // stores and the graph.
 //
 // Writes to a cached store stay in the cache, dirty, until the cache
-// flushes: in Task.FlushCaches (commit), or on such an eviction. A flush
+// flushes: in task.FlushCaches (commit), or on such an eviction. A flush
 // visits the store's dirty keys in the order they were last written; for
 // each it writes the new value to the underlying store and passes it, with
 // the value it replaced, to the store's flush listener, which forwards them.
@@ -232,7 +232,7 @@ type recordCache struct {
 // Transactional and Restorer through to the underlying store.
 type cachedKV struct {
 	sgstate.KeyValueStore
-	t        *Task
+	t        *task
 	rc       *recordCache
 	ns       *sgstate.NamedCache
 	order    int // topological position of the store's first node
@@ -241,9 +241,9 @@ type cachedKV struct {
 
 // wrapCache puts spec's store behind the task's record cache when the task
 // has one and the store asks for it.
-func (t *Task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
+func (t *task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
 	kv, ok := s.(sgstate.KeyValueStore)
-	if !ok || t.cfg.CacheMaxBytes <= 0 || !spec.Cached || spec.Custom != nil || t.ID.IsGlobal() {
+	if !ok || t.cfg.CacheMaxBytes <= 0 || !spec.Cached || spec.Custom != nil || t.id.IsGlobal() {
 		return s
 	}
 	if _, ok := s.(sgstate.Transactional); !ok {
@@ -271,13 +271,13 @@ func (t *Task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
 // update of every dirty key, upstream stores first. The engine calls it
 // before committing the Kafka transaction, so the forwarded records and the
 // flushed store writes join that transaction; Commit calls it too.
-func (t *Task) FlushCaches() error {
+func (t *task) FlushCaches() error {
 	if t.cache == nil {
 		return nil
 	}
 	for _, c := range t.cache.stores {
 		if err := c.ns.Flush(); err != nil {
-			return fmt.Errorf("streamgen: task %s: flush cache of store %q: %w", t.ID, c.Name(), err)
+			return fmt.Errorf("streamgen: task %s: flush cache of store %q: %w", t.id, c.Name(), err)
 		}
 	}
 	return nil

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
-// captured is a Collector that keeps what a task sends.
+// captured is a engine.Collector that keeps what a task sends.
 type captured struct{ recs []RawRecord }
 
 func (c *captured) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, _ []byte) error {
@@ -38,29 +39,29 @@ func (c *captured) take(topic string, dec func([]byte) string) []string {
 
 // cachedTask runs build's sub-topology 0 as one task with a record cache,
 // committing only when the test says so (as the Kafka engine does).
-func cachedTask(t *testing.T, build func(*Builder), cacheBytes int64) (*Task, *captured) {
+func cachedTask(t *testing.T, build func(*Builder), cacheBytes int64) (*task, *captured) {
 	t.Helper()
-	return bareTask(t, build, TaskConfig{CacheMaxBytes: cacheBytes})
+	return bareTask(t, build, engine.TaskConfig{CacheMaxBytes: cacheBytes})
 }
 
-// bareTask runs build's sub-topology 0 as one task outside the TestDriver,
+// bareTask runs build's sub-topology 0 as one task outside the testDriver,
 // with cfg's settings and a captured collector; it commits only when the
-// test says so. Without cfg.Stores, a TestDriver of the topology provides
+// test says so. Without cfg.Stores, a testDriver of the topology provides
 // the stores.
-func bareTask(t *testing.T, build func(*Builder), cfg TaskConfig) (*Task, *captured) {
+func bareTask(t *testing.T, build func(*Builder), cfg engine.TaskConfig) (*task, *captured) {
 	t.Helper()
-	tp, err := NewTopology("app", build)
+	tp, err := newTopology("app", build)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Stores == nil {
-		if cfg.Stores, err = NewTestDriver(tp, DriverConfig{}); err != nil {
+		if cfg.Stores, err = newTestDriver(tp, engine.DriverConfig{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c := &captured{}
 	cfg.Collector = c
-	task, err := tp.NewTask(TaskID{}, cfg)
+	task, err := tp.newTask(engine.TaskID{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func bareTask(t *testing.T, build func(*Builder), cfg TaskConfig) (*Task, *captu
 	return task, c
 }
 
-func procS(t *testing.T, task *Task, topic, key, value string, ts int64) {
+func procS(t *testing.T, task *task, topic, key, value string, ts int64) {
 	t.Helper()
 	if err := task.Process(&RawRecord{Topic: topic, Key: strBytes(key), Value: strBytes(value), Timestamp: ts}); err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestCacheRangeReadFlushesAndSeesCachedWrites(t *testing.T) {
 	task, c := cachedTask(t, countTopology, 1<<20)
 	procS(t, task, "in", "a", "x", 1)
 	procS(t, task, "in", "b", "x", 2)
-	kv, err := OpenKVStore(task, "counts", serdes.String, serdes.Int64)
+	kv, err := openKVStore(task, "counts", serdes.String, serdes.Int64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +210,9 @@ func TestCacheOldValuesOnlyWhenSent(t *testing.T) {
 				s := Source(b, "in", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
 				tbl := Count(GroupByKey(s, serdes.String, serdes.String), "count", "counts")
 				if send {
-					SendOldValues(tbl)
+					sendOldValues(tbl)
 				}
-				tbl.To(NodeFunc[string, Change[int64]](func(r Record[string, Change[int64]]) error {
+				tbl.to(nodeFunc[string, tableChange[int64]](func(r Record[string, tableChange[int64]]) error {
 					old := "null"
 					if !r.Value.OldNull {
 						old = fmt.Sprint(r.Value.Old)

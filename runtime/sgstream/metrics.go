@@ -8,7 +8,7 @@ package sgstream
 
 // nodeCounter is the forward counter of one node of a task.
 type nodeCounter struct {
-	node *NodeInfo
+	node *nodeInfo
 	n    *int64
 }
 
@@ -17,7 +17,7 @@ type nodeCounter struct {
 // the other (a repartition source feeding a grouped table) would otherwise
 // count each record twice. Builders that only describe the topology count
 // nothing.
-func (b *Builder) countForwards(info *NodeInfo, n *int64) {
+func (b *Builder) countForwards(info *nodeInfo, n *int64) {
 	if b.task == nil || info == nil {
 		return
 	}
@@ -32,11 +32,11 @@ func (b *Builder) countForwards(info *NodeInfo, n *int64) {
 // forwarding returns the counters of the nodes of this task's
 // sub-topology: a task builds the whole topology, but only its own
 // sub-topology's nodes see records.
-func (t *Task) forwarding() []nodeCounter {
+func (t *task) forwarding() []nodeCounter {
 	if t.fwd == nil {
 		t.fwd = []nodeCounter{}
 		for _, c := range t.b.counters {
-			if n := t.topo.nodes[c.node.ID]; n.Sub == t.ID.Sub {
+			if n := t.topo.nodes[c.node.ID]; n.Sub == t.id.Sub {
 				t.fwd = append(t.fwd, nodeCounter{node: n, n: c.n})
 			}
 		}
@@ -47,9 +47,9 @@ func (t *Task) forwarding() []nodeCounter {
 // ForwardingNodes returns the nodes of the task that forward records to
 // other nodes (every node but sinks and terminal operators), in the order
 // of ForwardCounts.
-func (t *Task) ForwardingNodes() []*NodeInfo {
+func (t *task) ForwardingNodes() []*nodeInfo {
 	fwd := t.forwarding()
-	out := make([]*NodeInfo, len(fwd))
+	out := make([]*nodeInfo, len(fwd))
 	for i, c := range fwd {
 		out[i] = c.node
 	}
@@ -60,7 +60,7 @@ func (t *Task) ForwardingNodes() []*NodeInfo {
 // ForwardingNodes forwarded since the task was created: for a source node
 // the records it decoded, for a filter those it kept, for a flat map every
 // record it emitted. Call it on the goroutine that processes the task.
-func (t *Task) ForwardCounts(dst []int64) []int64 {
+func (t *task) ForwardCounts(dst []int64) []int64 {
 	for _, c := range t.forwarding() {
 		dst = append(dst, *c.n)
 	}
@@ -70,7 +70,7 @@ func (t *Task) ForwardCounts(dst []int64) []int64 {
 // DropLate counts a record dropped because the window it belongs to had
 // already closed (stream time past its end plus grace): Kafka Streams'
 // dropped-records of an expired window. It counts in Dropped too.
-func (t *Task) DropLate() {
-	t.Stats.Dropped++
-	t.Stats.Late++
+func (t *task) DropLate() {
+	t.stats.Dropped++
+	t.stats.Late++
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -12,7 +13,7 @@ import (
 // sub-topologies are not listed, and a node with two chained outputs (a
 // repartition source feeding a grouped table) counts each record once.
 func TestForwardCounts(t *testing.T) {
-	tp, err := NewTopology("app", func(b *Builder) {
+	tp, err := newTopology("app", func(b *Builder) {
 		s := Source(b, "src", SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
 		f := Filter(s, "keep", func(_, v string) bool { return v != "drop" })
 		fm := FlatMapValues(f, "twice", func(_, v string) []string { return []string{v, v} })
@@ -25,7 +26,7 @@ func TestForwardCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub0 := tp.SubTopologyOf("in").ID
-	task, err := tp.NewTask(TaskID{Sub: sub0}, TaskConfig{Collector: nopCollector{}, Stores: builtinProvider{}})
+	task, err := tp.newTask(engine.TaskID{Sub: sub0}, engine.TaskConfig{Collector: nopCollector{}, Stores: builtinProvider{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestForwardCounts(t *testing.T) {
 	if sub == nil {
 		t.Fatal("no sub-topology reads the regroup repartition topic")
 	}
-	task2, err := tp.NewTask(TaskID{Sub: sub.ID}, TaskConfig{Collector: nopCollector{}, Stores: builtinProvider{}})
+	task2, err := tp.newTask(engine.TaskID{Sub: sub.ID}, engine.TaskConfig{Collector: nopCollector{}, Stores: builtinProvider{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
 // TestInvalidTimestampPolicies checks what each invalid_timestamp policy
@@ -27,10 +29,10 @@ func TestInvalidTimestampPolicies(t *testing.T) {
 			d.pipe("in", "bad", "v0", -1)
 			d.pipe("in", "good", "v1", 10)
 			d.expectOut("good:v1@10")
-			var s TaskStats
+			var s engine.TaskStats
 			for _, tk := range d.Tasks() {
-				s.Skipped += tk.Stats.Skipped
-				s.DeadLettered += tk.Stats.DeadLettered
+				s.Skipped += tk.Stats().Skipped
+				s.DeadLettered += tk.Stats().DeadLettered
 			}
 			if s.Skipped != tc.skipped || s.DeadLettered != tc.deadLettered {
 				t.Fatalf("skipped %d, dead-lettered %d; want %d, %d", s.Skipped, s.DeadLettered, tc.skipped, tc.deadLettered)
@@ -65,20 +67,4 @@ func TestInvalidTimestampPolicies(t *testing.T) {
 			t.Fatalf("fail wrote %d dead letters", n)
 		}
 	})
-}
-
-func TestPolicyNamesRoundTrip(t *testing.T) {
-	for _, p := range []Policy{PolicyFail, PolicyContinue, PolicyDeadLetter} {
-		if got, err := ParsePolicy(p.String()); err != nil || got != p {
-			t.Errorf("ParsePolicy(%q) = %v, %v", p.String(), got, err)
-		}
-	}
-	for _, p := range []TimestampPolicy{TimestampFail, TimestampSkip, TimestampPartitionTime, TimestampDeadLetter} {
-		if got, err := ParseTimestampPolicy(p.String()); err != nil || got != p {
-			t.Errorf("ParseTimestampPolicy(%q) = %v, %v", p.String(), got, err)
-		}
-	}
-	if _, err := ParsePolicy("skip"); err == nil {
-		t.Error(`ParsePolicy("skip") succeeded`)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -37,9 +38,9 @@ var ErrKeyChanged = errors.New("streamgen: process_values processor changed the 
 
 // ProcessorContext is what a Processor sees of its task.
 type ProcessorContext[KOut, VOut any] struct {
-	t      *Task
+	t      *task
 	name   string
-	next   Node[KOut, VOut]
+	next   recordNode[KOut, VOut]
 	stores map[string]bool
 	// check, for ProcessValues, fails a forward whose key differs from the
 	// key of the record being processed.
@@ -99,8 +100,13 @@ func (c *ProcessorContext[KOut, VOut]) RecordMetadata() (md RecordMetadata, ok b
 	return RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}, true
 }
 
+// TaskID names a task: a sub-topology (Sub) and a partition. Its String
+// form, 1_3, is what the engine logs and what names the task's state
+// directory.
+type TaskID = engine.TaskID
+
 // TaskID is the task running the processor.
-func (c *ProcessorContext[KOut, VOut]) TaskID() TaskID { return c.t.ID }
+func (c *ProcessorContext[KOut, VOut]) TaskID() TaskID { return c.t.id }
 
 // AddStateStore declares a store that is not created by a DSL operator: a
 // store of the spec's `stores:` section, used by process steps, built-in
@@ -146,10 +152,10 @@ func process[KIn, VIn, KOut, VOut any](s Stream[KIn, VIn], name, op string, ctor
 	for _, st := range stores {
 		declared[st] = true
 	}
-	out, next := NewStream[KOut, VOut](s.b, info)
+	out, next := newStream[KOut, VOut](s.b, info)
 	var p Processor[KIn, VIn, KOut, VOut]
 	cur := &Record[KIn, VIn]{Timestamp: noRecord}
-	s.b.OnInit(info, func(t *Task) error {
+	s.b.onInit(info, func(t *task) error {
 		p = ctor()
 		if p == nil {
 			return fmt.Errorf("streamgen: node %q: processor constructor returned nil", name)
@@ -161,7 +167,7 @@ func process[KIn, VIn, KOut, VOut any](s Stream[KIn, VIn], name, op string, ctor
 		t.onClose(p.Close)
 		return p.Init(ctx)
 	})
-	s.To(NodeFunc[KIn, VIn](func(r Record[KIn, VIn]) error {
+	s.to(nodeFunc[KIn, VIn](func(r Record[KIn, VIn]) error {
 		*cur = r
 		err := p.Process(r)
 		cur.Timestamp = noRecord
@@ -181,4 +187,4 @@ func keyEqual[K any]() func(a, b K) bool {
 }
 
 // onClose registers fn to run when the task closes.
-func (t *Task) onClose(fn func() error) { t.closers = append(t.closers, fn) }
+func (t *task) onClose(fn func() error) { t.closers = append(t.closers, fn) }

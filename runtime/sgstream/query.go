@@ -2,41 +2,17 @@ package sgstream
 
 import (
 	"bytes"
-	"fmt"
 
-	"github.com/streamgen/streamgen/runtime/sgstate"
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
-// KVReader is the read side of a key-value store, as interactive queries
-// use it (see QueryKV).
-type KVReader interface {
-	// Get returns a copy of key's value.
-	Get(key []byte) (value []byte, ok bool, err error)
-	// Range visits keys in [from, to] (nil bounds are open) ascending;
-	// slices are valid during the callback only.
-	Range(from, to []byte, fn func(key, value []byte) error) error
-}
-
-// QueryKV returns a read-only view of a task's key-value store for readers
-// outside the task's processing (interactive queries). The caller must keep
-// the task from processing while it reads (the engine holds the worker's
-// state lock).
-//
-// A store behind the record cache is read through it, as Kafka Streams'
-// interactive queries read through CachingKeyValueStore: reads see the
-// latest value of every key, cached or not. Unlike the task's own reads,
-// they have no side effects: a range does not flush the cache (which would
-// forward records from the query's goroutine), and gets do not reorder the
-// cache's LRU list.
-func QueryKV(s sgstate.Store) (KVReader, error) {
-	switch kv := s.(type) {
-	case *cachedKV:
-		return cachedReader{kv}, nil
-	case sgstate.KeyValueStore:
-		return kv, nil
-	}
-	return nil, fmt.Errorf("streamgen: store %q is a %T, not a key-value store", s.Name(), s)
-}
+// QueryReader implements engine.QueryKV's view of a cached store: reads
+// through the record cache, as Kafka Streams' interactive queries read
+// through CachingKeyValueStore, so they see the latest value of every key,
+// cached or not. Unlike the task's own reads, they have no side effects: a
+// range does not flush the cache (which would forward records from the
+// query's goroutine), and gets do not reorder the cache's LRU list.
+func (c *cachedKV) QueryReader() engine.KVReader { return cachedReader{c} }
 
 // cachedReader merges a cached store's namespace into reads of the
 // underlying store without flushing it.

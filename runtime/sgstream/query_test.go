@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
 
 // A query reads through the record cache without flushing it: it sees the
@@ -25,7 +27,7 @@ func TestQueryKVReadsThroughCacheWithoutFlushing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := QueryKV(s)
+	r, err := engine.QueryKV(s)
 	if err != nil {
 		t.Fatal(err)
 	}

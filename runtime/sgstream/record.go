@@ -1,12 +1,13 @@
 package sgstream
 
-import "reflect"
+import (
+	"reflect"
 
-// Header is a Kafka record header.
-type Header struct {
-	Key   string
-	Value []byte
-}
+	"github.com/streamgen/streamgen/runtime/internal/engine"
+)
+
+// Header is a Kafka record header: a string Key and a byte Value.
+type Header = engine.Header
 
 // Record is one record as it flows between nodes.
 //
@@ -30,9 +31,9 @@ type KeyValue[K, V any] struct {
 	Value V
 }
 
-// Change is a table update: the new value and, where an operator needs it,
+// tableChange is a table update: the new value and, where an operator needs it,
 // the old one (Kafka Streams' Change<V> with sendOldValues).
-type Change[V any] struct {
+type tableChange[V any] struct {
 	New     V
 	Old     V
 	NewNull bool

@@ -3,6 +3,7 @@ package sgstream
 import (
 	"fmt"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -16,20 +17,20 @@ type SourceConfig[K, V any] struct {
 	// record timestamp, Kafka Streams' default extractor.
 	Timestamp  func(key K, value V, valueNull bool, recordTs int64) int64
 	Partitions int
-	Role       TopicRole
+	role       engine.TopicRole // engine.TopicExternal (0), or the role of an internal source
 }
 
 // Source reads a topic as a stream.
 func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K, V] {
-	info := b.g.Source(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions})
+	info := b.g.Source(name, engine.TopicSpec{Name: cfg.Topic, Role: cfg.role, Partitions: cfg.Partitions})
 	return readSource(b, info, cfg)
 }
 
 // readSource makes info, a source node of the graph, read and decode
 // cfg.Topic.
-func readSource[K, V any](b *Builder, info *NodeInfo, cfg SourceConfig[K, V]) Stream[K, V] {
-	s, out := NewStream[K, V](b, info)
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+func readSource[K, V any](b *Builder, info *nodeInfo, cfg SourceConfig[K, V]) Stream[K, V] {
+	s, out := newStream[K, V](b, info)
+	b.addSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -42,7 +43,7 @@ func readSource[K, V any](b *Builder, info *NodeInfo, cfg SourceConfig[K, V]) St
 // decodeRecord turns a raw record into a typed one, extracting its
 // timestamp and updating stream time. ok is false when the record must be
 // skipped (a negative timestamp under the skip policy).
-func decodeRecord[K, V any](t *Task, raw *RawRecord, cfg SourceConfig[K, V]) (r Record[K, V], ok bool, err error) {
+func decodeRecord[K, V any](t *task, raw *RawRecord, cfg SourceConfig[K, V]) (r Record[K, V], ok bool, err error) {
 	if raw.Key == nil {
 		r.KeyNull = true
 	} else if r.Key, err = cfg.Key.Decode(raw.Key); err != nil {
@@ -77,8 +78,8 @@ func FilterNot[K, V any](s Stream[K, V], name string, pred func(key K, value V) 
 }
 
 func filter[K, V any](s Stream[K, V], name, op string, pred func(K, V) bool, keep bool) Stream[K, V] {
-	out, next := NewStream[K, V](s.b, s.b.AddNode(name, op, s.info))
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	out, next := newStream[K, V](s.b, s.b.addNode(name, op, s.info))
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		if pred(r.Key, r.Value) == keep {
 			return next.Process(r)
 		}
@@ -89,9 +90,9 @@ func filter[K, V any](s Stream[K, V], name, op string, pred func(K, V) bool, kee
 
 // Map replaces key and value.
 func Map[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) (K2, V2)) Stream[K2, V2] {
-	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "map", s.info))
+	out, next := newStream[K2, V2](s.b, s.b.addNode(name, "map", s.info))
 	kn, vn := newNullTest[K2](), newNullTest[V2]()
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		k, v := fn(r.Key, r.Value)
 		return next.Process(Record[K2, V2]{Key: k, Value: v, KeyNull: kn.of(k), ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
@@ -100,9 +101,9 @@ func Map[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) 
 
 // MapValues replaces the value and keeps the key.
 func MapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) V2) Stream[K, V2] {
-	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "map_values", s.info))
+	out, next := newStream[K, V2](s.b, s.b.addNode(name, "map_values", s.info))
 	vn := newNullTest[V2]()
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		v := fn(r.Key, r.Value)
 		return next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
@@ -112,9 +113,9 @@ func MapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V
 // FlatMap turns a record into zero or more records; each keeps the input's
 // timestamp and headers.
 func FlatMap[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value V) []KeyValue[K2, V2]) Stream[K2, V2] {
-	out, next := NewStream[K2, V2](s.b, s.b.AddNode(name, "flat_map", s.info))
+	out, next := newStream[K2, V2](s.b, s.b.addNode(name, "flat_map", s.info))
 	kn, vn := newNullTest[K2](), newNullTest[V2]()
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		for _, kv := range fn(r.Key, r.Value) {
 			if err := next.Process(Record[K2, V2]{Key: kv.Key, Value: kv.Value, KeyNull: kn.of(kv.Key), ValueNull: vn.of(kv.Value), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
 				return err
@@ -127,9 +128,9 @@ func FlatMap[K, V, K2, V2 any](s Stream[K, V], name string, fn func(key K, value
 
 // FlatMapValues turns a value into zero or more values under the same key.
 func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, value V) []V2) Stream[K, V2] {
-	out, next := NewStream[K, V2](s.b, s.b.AddNode(name, "flat_map_values", s.info))
+	out, next := newStream[K, V2](s.b, s.b.addNode(name, "flat_map_values", s.info))
 	vn := newNullTest[V2]()
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		for _, v := range fn(r.Key, r.Value) {
 			if err := next.Process(Record[K, V2]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: vn.of(v), Timestamp: r.Timestamp, Headers: r.Headers}); err != nil {
 				return err
@@ -142,14 +143,14 @@ func FlatMapValues[K, V, V2 any](s Stream[K, V], name string, fn func(key K, val
 
 // SelectKey replaces the key.
 func SelectKey[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2) Stream[K2, V] {
-	return selectKeyOn(s, s.b.AddNode(name, "select_key", s.info), fn)
+	return selectKeyOn(s, s.b.addNode(name, "select_key", s.info), fn)
 }
 
 // selectKeyOn runs the key selection fn as node info.
-func selectKeyOn[K, V, K2 any](s Stream[K, V], info *NodeInfo, fn func(key K, value V) K2) Stream[K2, V] {
-	out, next := NewStream[K2, V](s.b, info)
+func selectKeyOn[K, V, K2 any](s Stream[K, V], info *nodeInfo, fn func(key K, value V) K2) Stream[K2, V] {
+	out, next := newStream[K2, V](s.b, info)
 	kn := newNullTest[K2]()
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		k := fn(r.Key, r.Value)
 		return next.Process(Record[K2, V]{Key: k, KeyNull: kn.of(k), Value: r.Value, ValueNull: r.ValueNull, Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
@@ -158,8 +159,8 @@ func selectKeyOn[K, V, K2 any](s Stream[K, V], info *NodeInfo, fn func(key K, va
 
 // Peek calls fn for every record, then forwards it unchanged.
 func Peek[K, V any](s Stream[K, V], name string, fn func(key K, value V)) Stream[K, V] {
-	out, next := NewStream[K, V](s.b, s.b.AddNode(name, "peek", s.info))
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	out, next := newStream[K, V](s.b, s.b.addNode(name, "peek", s.info))
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		fn(r.Key, r.Value)
 		return next.Process(r)
 	}))
@@ -168,8 +169,8 @@ func Peek[K, V any](s Stream[K, V], name string, fn func(key K, value V)) Stream
 
 // Foreach calls fn for every record; it is a terminal operation.
 func Foreach[K, V any](s Stream[K, V], name string, fn func(key K, value V)) {
-	s.b.AddNode(name, "foreach", s.info)
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.b.addNode(name, "foreach", s.info)
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		fn(r.Key, r.Value)
 		return nil
 	}))
@@ -192,14 +193,14 @@ func Split[K, V any](s Stream[K, V], name string, branches []Branch[K, V]) []Str
 	}
 	_, infos := s.b.g.Split(name, s.info, names)
 	outs := make([]Stream[K, V], len(branches))
-	nexts := make([]Node[K, V], len(branches))
+	nexts := make([]recordNode[K, V], len(branches))
 	for i, br := range branches {
 		if br.Pred == nil && i != len(branches)-1 {
-			s.b.Errorf("split %q: default branch %q must be last", name, br.Name)
+			s.b.errorf("split %q: default branch %q must be last", name, br.Name)
 		}
-		outs[i], nexts[i] = NewStream[K, V](s.b, infos[i])
+		outs[i], nexts[i] = newStream[K, V](s.b, infos[i])
 	}
-	s.To(NodeFunc[K, V](func(r Record[K, V]) error {
+	s.to(nodeFunc[K, V](func(r Record[K, V]) error {
 		for i, br := range branches {
 			if br.Pred == nil || br.Pred(r.Key, r.Value) {
 				return nexts[i].Process(r)
@@ -213,13 +214,13 @@ func Split[K, V any](s Stream[K, V], name string, branches []Branch[K, V]) []Str
 // Merge forwards the records of every input stream.
 func Merge[K, V any](name string, streams ...Stream[K, V]) Stream[K, V] {
 	b := streams[0].b
-	parents := make([]*NodeInfo, len(streams))
+	parents := make([]*nodeInfo, len(streams))
 	for i, s := range streams {
 		parents[i] = s.info
 	}
-	out, next := NewStream[K, V](b, b.AddNode(name, "merge", parents...))
+	out, next := newStream[K, V](b, b.addNode(name, "merge", parents...))
 	for _, s := range streams {
-		s.To(next)
+		s.to(next)
 	}
 	return out
 }
@@ -249,21 +250,21 @@ func (cfg SinkConfig[K, V]) windowedKey() WindowedKeySerde[K] {
 
 // To writes the stream to a topic.
 func To[K, V any](s Stream[K, V], name, topic string, cfg SinkConfig[K, V]) {
-	s.b.g.Sink(name, TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil}, s.info)
-	s.To(newSink(s.b, topic, nil, cfg))
+	s.b.g.Sink(name, engine.TopicSpec{Name: topic, Windowed: cfg.windowedKey() != nil}, s.info)
+	s.to(newSink(s.b, topic, nil, cfg))
 }
 
 // ToDynamic writes each record to the topic choose returns; the topic must
 // be one of allowed (the topics the spec declares).
 func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V) string, allowed []string, cfg SinkConfig[K, V]) {
 	ok := map[string]bool{}
-	topics := make([]TopicSpec, len(allowed))
+	topics := make([]engine.TopicSpec, len(allowed))
 	for i, t := range allowed {
 		ok[t] = true
-		topics[i] = TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil}
+		topics[i] = engine.TopicSpec{Name: t, Windowed: cfg.windowedKey() != nil}
 	}
 	s.b.g.DynamicSink(name, topics, s.info)
-	s.To(newSink(s.b, "", func(k K, v V) (string, error) {
+	s.to(newSink(s.b, "", func(k K, v V) (string, error) {
 		t := choose(k, v)
 		if !ok[t] {
 			return "", fmt.Errorf("%w: node %q: topic chooser returned %q, which the spec does not declare", ErrProcessing, name, t)
@@ -273,7 +274,7 @@ func ToDynamic[K, V any](s Stream[K, V], name string, choose func(key K, value V
 }
 
 type sink[K, V any] struct {
-	t          *Task
+	t          *task
 	topic      string
 	choose     func(K, V) (string, error)
 	cfg        SinkConfig[K, V]
@@ -326,11 +327,11 @@ func Repartition[K, V any](s Stream[K, V], name string, partitions int, key serd
 
 // repartitionThrough writes s through the repartition sink and reads it
 // back from source, the nodes of a repartition layout.
-func repartitionThrough[K, V any](s Stream[K, V], sink, source *NodeInfo, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
+func repartitionThrough[K, V any](s Stream[K, V], sink, source *nodeInfo, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
 	topic := sink.Writes[0]
-	s.To(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
+	s.to(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
 	t := s.b.g.Topics[topic]
-	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, Role: TopicRepartition})
+	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, role: engine.TopicRepartition})
 }
 
 // nonNil keeps an empty encoding distinct from null, which Kafka records

@@ -66,24 +66,24 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	b := t.b
 	info := b.g.Suppress(name, t.info)
 	if cfg.UntilWindowCloses && cfg.EmitEarlyWhenFull {
-		b.Errorf("suppress %q: until window closes needs a strict buffer (shut down when full), not emit early", name)
+		b.errorf("suppress %q: until window closes needs a strict buffer (shut down when full), not emit early", name)
 	}
 	if cfg.UntilWindowCloses && bufferTime == nil {
-		b.Errorf("suppress %q: until window closes needs the window end as buffer time", name)
+		b.errorf("suppress %q: until window closes needs the window end as buffer time", name)
 	}
 	// The buffer's store is <name>-store, as Kafka Streams names a named
 	// suppression's store, so its changelog is <app id>-<name>-store-changelog.
 	b.declareStore(StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true})
-	SendOldValues(t)
+	sendOldValues(t)
 	p := &suppressor[K, V]{name: name, cfg: cfg, bufferTime: bufferTime, key: t.Key, value: t.Value}
 	if cfg.UntilWindowCloses {
 		p.limit = cfg.Grace.Milliseconds()
 	} else {
 		p.limit = cfg.TimeLimit.Milliseconds()
 	}
-	var getter func(*Task) (ValueGetter[K, V], error)
+	var getter func(*task) (valueGetter[K, V], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V], error) {
+		getter = func(tk *task) (valueGetter[K, V], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err
@@ -91,11 +91,11 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 			return suppressGetter[K, V]{p, g}, nil
 		}
 	}
-	out, next := NewTable(b, info, getter, "", t.Key, t.Value)
+	out, next := newTable(b, info, getter, "", t.Key, t.Value)
 	out.old.parent = func() {} // the buffer already asked its parent for old values
 	p.out = next
-	b.OnInit(info, p.init)
-	t.To(p)
+	b.onInit(info, p.init)
+	t.to(p)
 	return out
 }
 
@@ -109,9 +109,9 @@ type suppressor[K, V any] struct {
 	bufferTime func(K, int64) int64
 	key        serdes.Serde[K]
 	value      serdes.Serde[V]
-	out        Node[K, Change[V]]
+	out        recordNode[K, tableChange[V]]
 
-	t        *Task
+	t        *task
 	store    sgstate.KeyValueStore
 	observed int64
 	index    map[string]*bufEntry[K]
@@ -171,7 +171,7 @@ func (q *bufQueue[K]) Pop() any {
 	return e
 }
 
-func (p *suppressor[K, V]) init(t *Task) error {
+func (p *suppressor[K, V]) init(t *task) error {
 	s, err := t.Store(suppressStoreName(p.name))
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func (p *suppressor[K, V]) init(t *Task) error {
 	})
 }
 
-func (p *suppressor[K, V]) Process(r Record[K, Change[V]]) error {
+func (p *suppressor[K, V]) Process(r Record[K, tableChange[V]]) error {
 	if r.Timestamp > p.observed {
 		p.observed = r.Timestamp
 	}
@@ -281,7 +281,7 @@ func (p *suppressor[K, V]) evict() error {
 	if !e.hasValue && p.cfg.UntilWindowCloses {
 		return nil
 	}
-	ch := Change[V]{NewNull: !e.hasValue, OldNull: !e.hasPrior}
+	ch := tableChange[V]{NewNull: !e.hasValue, OldNull: !e.hasPrior}
 	var err error
 	if e.hasValue {
 		if ch.New, err = p.value.Decode(e.value); err != nil {
@@ -293,7 +293,7 @@ func (p *suppressor[K, V]) evict() error {
 			return fmt.Errorf("%w: suppress %q: decode value: %w", ErrProcessing, p.name, err)
 		}
 	}
-	return p.out.Process(Record[K, Change[V]]{Key: e.key, Value: ch, Timestamp: e.ts, Headers: e.headers})
+	return p.out.Process(Record[K, tableChange[V]]{Key: e.key, Value: ch, Timestamp: e.ts, Headers: e.headers})
 }
 
 // Store layout of a buffered key's value: buffer time (8), record
@@ -395,7 +395,7 @@ func (p *suppressor[K, V]) decodeEntry(kb, raw []byte) (*bufEntry[K], error) {
 // shows the value it had before its first buffered update.
 type suppressGetter[K, V any] struct {
 	p      *suppressor[K, V]
-	parent ValueGetter[K, V]
+	parent valueGetter[K, V]
 }
 
 func (g suppressGetter[K, V]) Get(key K) (v V, ts int64, found bool, err error) {

@@ -156,7 +156,7 @@ func TestSuppressBufferFullStopsTaskUnderEveryPolicy(t *testing.T) {
 			if got := d.Output("dlq"); len(got) != 0 {
 				t.Errorf("dead-letter topic got %d records, want none", len(got))
 			}
-			if s := d.Tasks()[0].Stats; s.Skipped != 0 || s.DeadLettered != 0 {
+			if s := d.Tasks()[0].Stats(); s.Skipped != 0 || s.DeadLettered != 0 {
 				t.Errorf("stats = %+v, want nothing skipped or dead-lettered", s)
 			}
 		})

@@ -1,6 +1,7 @@
 package sgstream
 
 import (
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -17,11 +18,11 @@ type tableOpts struct {
 	parent func()
 }
 
-// SendOldValues records that an operator downstream of t needs the old
+// sendOldValues records that an operator downstream of t needs the old
 // value of each change (table group-by, suppress, table-table joins call
 // it, as their Kafka Streams counterparts call enableSendingOldValues). Call
 // it while building, before the first record.
-func SendOldValues[K, V any](t Table[K, V]) {
+func sendOldValues[K, V any](t Table[K, V]) {
 	if t.old == nil || t.old.sendOld {
 		return
 	}
@@ -39,12 +40,12 @@ func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendO
 // carrying the value it replaced. The store is logged; its changelog is
 // <app id>-<store>-changelog.
 func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
-	info := b.g.TableSource(name, TopicSpec{Name: cfg.Topic, Role: cfg.Role, Partitions: cfg.Partitions}, store)
+	info := b.g.TableSource(name, engine.TopicSpec{Name: cfg.Topic, Role: cfg.role, Partitions: cfg.Partitions}, store)
 	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
-	tbl, out := NewTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
+	tbl, out := newTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
 	up := &tableUpserter[K, V]{out: out}
-	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+	b.onInit(info, func(t *task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.addSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -61,10 +62,10 @@ func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], stor
 func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], value serdes.Serde[V]) Table[K, V] {
 	info := s.b.g.Stateful(name, "to_table", s.info, store)
 	s.b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
-	tbl, out := NewTable(s.b, info, storeGetter(store, key, value), store, key, value)
+	tbl, out := newTable(s.b, info, storeGetter(store, key, value), store, key, value)
 	up := &tableUpserter[K, V]{out: out}
-	s.b.OnInit(info, func(t *Task) error { return up.init(t, store, key, value) })
-	s.To(up)
+	s.b.onInit(info, func(t *task) error { return up.init(t, store, key, value) })
+	s.to(up)
 	return tbl
 }
 
@@ -72,19 +73,19 @@ func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], 
 // table's store and forwards the change (itself, or through the record
 // cache when the store is cached).
 type tableUpserter[K, V any] struct {
-	t   *Task
+	t   *task
 	kv  *KVStore[K, V]
-	out Node[K, Change[V]]
+	out recordNode[K, tableChange[V]]
 }
 
-func (u *tableUpserter[K, V]) init(t *Task, store string, key serdes.Serde[K], value serdes.Serde[V]) error {
-	kv, err := OpenKVStore(t, store, key, value)
+func (u *tableUpserter[K, V]) init(t *task, store string, key serdes.Serde[K], value serdes.Serde[V]) error {
+	kv, err := openKVStore(t, store, key, value)
 	if err != nil {
 		return err
 	}
 	u.t, u.kv = t, kv
-	kv.SetFlushListener(func(k K, ch Change[V], ts int64) error {
-		return u.out.Process(Record[K, Change[V]]{Key: k, Value: ch, Timestamp: ts})
+	kv.setFlushListener(func(k K, ch tableChange[V], ts int64) error {
+		return u.out.Process(Record[K, tableChange[V]]{Key: k, Value: ch, Timestamp: ts})
 	})
 	return nil
 }
@@ -104,28 +105,29 @@ func (u *tableUpserter[K, V]) Process(r Record[K, V]) error {
 	} else {
 		err = u.kv.Put(r.Key, r.Value, r.Timestamp)
 	}
-	if err != nil || !u.kv.Forwards() {
+	if err != nil || !u.kv.forwards() {
 		return err
 	}
-	ch := Change[V]{New: r.Value, NewNull: r.ValueNull, Old: old, OldNull: !found}
-	return u.out.Process(Record[K, Change[V]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
+	ch := tableChange[V]{New: r.Value, NewNull: r.ValueNull, Old: old, OldNull: !found}
+	return u.out.Process(Record[K, tableChange[V]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
 }
 
 // GlobalTable is a handle on a GlobalKTable: a table every task can look up
-// in full, whatever partitions it processes.
+// in full, whatever partitions it processes. Its source is a sub-topology of
+// its own that engines run as one global task fed by every partition of
+// the topic, before any other task starts, as Kafka Streams'
+// GlobalStreamThread does; its store is not logged (the topic is its
+// changelog).
 //
-// How it works: GlobalTableSource declares its topic with role TopicGlobal
-// and its store (not logged: the topic is the changelog), which makes the
-// source a sub-topology of its own that Topology.IsGlobal reports. Engines
-// run a global sub-topology as one task, TaskID{Sub, GlobalPartition}, fed
-// by every partition of the topic (the test driver routes the topic's
-// records there; the Kafka engine must bootstrap it before other tasks
-// start). Other tasks never open the global store themselves: a join node
-// must NOT declare it with AddStore or UseStore (that would merge the
-// sub-topologies); it calls Getter() in its OnInit, which goes through
-// Task.GlobalStore to the store provider (GlobalStoreProvider).
+// How it works: GlobalTableSource declares its topic with role
+// engine.TopicGlobal and its store, which makes the source a global
+// sub-topology (engine.Topology.IsGlobal). Other tasks never open the
+// global store themselves: a join node must not declare it with addStore
+// or useStore (that would merge the sub-topologies); it calls lookup() in
+// its onInit, which goes through task.GlobalStore to the store provider
+// (engine.GlobalStoreProvider).
 type GlobalTable[K, V any] struct {
-	info  *NodeInfo
+	info  *nodeInfo
 	store string
 	// Key and Value are the table's serdes.
 	Key   serdes.Serde[K]
@@ -135,11 +137,11 @@ type GlobalTable[K, V any] struct {
 // GlobalTableSource reads a topic as a global table materialized in store.
 // Null keys are dropped and null values delete; nothing is forwarded.
 func GlobalTableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) GlobalTable[K, V] {
-	info := b.g.GlobalTableSource(name, TopicSpec{Name: cfg.Topic, Partitions: cfg.Partitions}, store)
+	info := b.g.GlobalTableSource(name, engine.TopicSpec{Name: cfg.Topic, Partitions: cfg.Partitions}, store)
 	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore})
-	up := &tableUpserter[K, V]{out: &fanout[K, Change[V]]{}}
-	b.OnInit(info, func(t *Task) error { return up.init(t, store, cfg.Key, cfg.Value) })
-	b.AddSource(info, cfg.Topic, func(t *Task, raw *RawRecord) error {
+	up := &tableUpserter[K, V]{out: &fanout[K, tableChange[V]]{}}
+	b.onInit(info, func(t *task) error { return up.init(t, store, cfg.Key, cfg.Value) })
+	b.addSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
 			return err
@@ -149,16 +151,10 @@ func GlobalTableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V]
 	return GlobalTable[K, V]{info: info, store: store, Key: cfg.Key, Value: cfg.Value}
 }
 
-// Info is the global table's source node.
-func (g GlobalTable[K, V]) Info() *NodeInfo { return g.info }
-
-// StoreName is the global store's name.
-func (g GlobalTable[K, V]) StoreName() string { return g.store }
-
-// Getter returns the per-task value getter factory: call it in a node's
-// OnInit to look the global table up from any task.
-func (g GlobalTable[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) {
-	return func(t *Task) (ValueGetter[K, V], error) {
+// lookup returns the per-task value getter factory: call it in a node's
+// onInit to look the global table up from any task.
+func (g GlobalTable[K, V]) lookup() func(t *task) (valueGetter[K, V], error) {
+	return func(t *task) (valueGetter[K, V], error) {
 		s, err := t.GlobalStore(g.store)
 		if err != nil {
 			return nil, err
@@ -174,7 +170,7 @@ func (g GlobalTable[K, V]) Getter() func(t *Task) (ValueGetter[K, V], error) {
 // FilterTable keeps the table rows for which pred is true (KTableFilter):
 // an update whose new value fails is forwarded as a tombstone, so rows
 // leave the filtered table; when a downstream operator needs old values
-// (SendOldValues), an update whose new and old values both fail is
+// (sendOldValues), an update whose new and old values both fail is
 // skipped. Lookups (joins) see only passing rows.
 func FilterTable[K, V any](t Table[K, V], name string, pred func(key K, value V) bool) Table[K, V] {
 	return filterTable(t, name, "filter", pred, true)
@@ -187,10 +183,10 @@ func FilterNotTable[K, V any](t Table[K, V], name string, pred func(key K, value
 }
 
 func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool, keep bool) Table[K, V] {
-	info := t.b.AddNode(name, op, t.info)
-	var getter func(*Task) (ValueGetter[K, V], error)
+	info := t.b.addNode(name, op, t.info)
+	var getter func(*task) (valueGetter[K, V], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V], error) {
+		getter = func(tk *task) (valueGetter[K, V], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err
@@ -198,12 +194,12 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 			return filterGetter[K, V]{g, pred, keep}, nil
 		}
 	}
-	out, next := NewTable(t.b, info, getter, "", t.Key, t.Value)
-	out.old.parent = func() { SendOldValues(t) }
+	out, next := newTable(t.b, info, getter, "", t.Key, t.Value)
+	out.old.parent = func() { sendOldValues(t) }
 	opts := out.old
-	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
-		ch := Change[V]{OldNull: true}
+		ch := tableChange[V]{OldNull: true}
 		if !in.NewNull && pred(r.Key, in.New) == keep {
 			ch.New = in.New
 		} else {
@@ -222,7 +218,7 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 }
 
 type filterGetter[K, V any] struct {
-	parent ValueGetter[K, V]
+	parent valueGetter[K, V]
 	pred   func(K, V) bool
 	keep   bool
 }
@@ -240,10 +236,10 @@ func (g filterGetter[K, V]) Get(key K) (v V, ts int64, found bool, err error) {
 // tombstones, and a mapper that returns a null value deletes the row.
 // value serializes the new values where needed.
 func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, value V) V2, value serdes.Serde[V2]) Table[K, V2] {
-	info := t.b.AddNode(name, "map_values", t.info)
-	var getter func(*Task) (ValueGetter[K, V2], error)
+	info := t.b.addNode(name, "map_values", t.info)
+	var getter func(*task) (valueGetter[K, V2], error)
 	if pg := t.getter; pg != nil {
-		getter = func(tk *Task) (ValueGetter[K, V2], error) {
+		getter = func(tk *task) (valueGetter[K, V2], error) {
 			g, err := pg(tk)
 			if err != nil {
 				return nil, err
@@ -251,12 +247,12 @@ func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, val
 			return mapGetter[K, V, V2]{g, fn}, nil
 		}
 	}
-	out, next := NewTable(t.b, info, getter, "", t.Key, value)
-	out.old.parent = func() { SendOldValues(t) }
+	out, next := newTable(t.b, info, getter, "", t.Key, value)
+	out.old.parent = func() { sendOldValues(t) }
 	opts := out.old
-	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
-		ch := Change[V2]{NewNull: true, OldNull: true}
+		ch := tableChange[V2]{NewNull: true, OldNull: true}
 		if !in.NewNull {
 			ch.New = fn(r.Key, in.New)
 			ch.NewNull = isNull(ch.New)
@@ -265,13 +261,13 @@ func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, val
 			ch.Old = fn(r.Key, in.Old)
 			ch.OldNull = isNull(ch.Old)
 		}
-		return next.Process(Record[K, Change[V2]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
+		return next.Process(Record[K, tableChange[V2]]{Key: r.Key, Value: ch, Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out
 }
 
 type mapGetter[K, V, V2 any] struct {
-	parent ValueGetter[K, V]
+	parent valueGetter[K, V]
 	fn     func(K, V) V2
 }
 
@@ -291,8 +287,8 @@ func (g mapGetter[K, V, V2]) Get(key K) (v2 V2, ts int64, found bool, err error)
 // ToStream turns a table into the stream of its updates (KTable#toStream):
 // every change is forwarded with its new value, tombstones included.
 func ToStream[K, V any](t Table[K, V], name string) Stream[K, V] {
-	out, next := NewStream[K, V](t.b, t.b.AddNode(name, "to_stream", t.info))
-	t.To(NodeFunc[K, Change[V]](func(r Record[K, Change[V]]) error {
+	out, next := newStream[K, V](t.b, t.b.addNode(name, "to_stream", t.info))
+	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		return next.Process(Record[K, V]{Key: r.Key, Value: r.Value.New, ValueNull: r.Value.NewNull, Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out

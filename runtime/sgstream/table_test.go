@@ -12,10 +12,10 @@ import (
 
 // Helpers shared by the table, aggregation, suppress and process tests.
 
-// tdrv wraps a TestDriver over a topology built in the test.
+// tdrv wraps a testDriver over a topology built in the test.
 type tdrv struct {
 	t *testing.T
-	*TestDriver
+	*testDriver
 }
 
 func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
@@ -23,17 +23,17 @@ func newTDrv(t *testing.T, build func(b *Builder), opts ...DriverOpt) *tdrv {
 	return &tdrv{t, buildDriver(t, "app", build, opts...)}
 }
 
-// buildDriver builds a topology for appID and a TestDriver over it, failing
+// buildDriver builds a topology for appID and a testDriver over it, failing
 // the test at once if either cannot be made, and closes the driver when the
 // test ends. Every driver wrapper in these tests (tdrv, jdrv, typedDriver)
 // starts here, so a failure to build is reported the same way everywhere.
-func buildDriver(t *testing.T, appID string, build func(b *Builder), opts ...DriverOpt) *TestDriver {
+func buildDriver(t *testing.T, appID string, build func(b *Builder), opts ...DriverOpt) *testDriver {
 	t.Helper()
-	tp, err := NewTopology(appID, build)
+	tp, err := newTopology(appID, build)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewTestDriver(tp, driverConfig(opts))
+	d, err := newTestDriver(tp, driverConfig(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +47,13 @@ const nullStr = "\x00null"
 // pipeS pipes a record with string key and string value (nullStr = null).
 func (d *tdrv) pipeS(topic, key, value string, ts int64) {
 	d.t.Helper()
-	pipeStrings(d.t, d.TestDriver, topic, key, value, ts)
+	pipeStrings(d.t, d.testDriver, topic, key, value, ts)
 }
 
 // pipeStrings pipes into d a record with string key and string value
 // (nullStr = null), failing the test if the driver refuses it. The join
 // (jdrv) and table (tdrv) helpers both pipe through it.
-func pipeStrings(t *testing.T, d *TestDriver, topic, key, value string, ts int64) {
+func pipeStrings(t *testing.T, d *testDriver, topic, key, value string, ts int64) {
 	t.Helper()
 	if err := d.Pipe(RawRecord{Topic: topic, Partition: -1, Key: strBytes(key), Value: strBytes(value), Timestamp: ts}); err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestTableSourceToStreamForwardsEveryUpdateAndTombstone(t *testing.T) {
 	d.pipeS("users", "b", nullStr, 21) // delete of a key never written: still forwarded
 	d.pipeS("users", nullStr, "x", 22) // null key: dropped
 	wantOut(t, d.outS("out", nil), "a=1@10", "a=2@5", "a=null@20", "b=null@21")
-	if got := d.Tasks()[0].Stats.Dropped; got != 1 {
+	if got := d.Tasks()[0].Stats().Dropped; got != 1 {
 		t.Fatalf("dropped = %d, want 1", got)
 	}
 }
@@ -153,7 +153,7 @@ func TestTableFilterSkipsWhenOldValuesRequestedAndBothFail(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		tb := TableSource(b, "t", strSrc("in"), "t-store")
 		f := FilterTable(tb, "f", keep)
-		SendOldValues(f)
+		sendOldValues(f)
 		To(ToStream(f, "s"), "sink", "out", strSink())
 	})
 	d.pipeS("in", "b", "drop", 1)  // new and old fail: skipped
@@ -172,13 +172,13 @@ func TestTableMapValuesAndGetterChain(t *testing.T) {
 		To(ToStream(m, "s"), "sink", "out", strSink())
 		// A lookup node on a second topic reads the filtered, mapped view.
 		lk := Source(b, "lookups", strSrc("lookups"))
-		b.UseStore(lk.Info(), "t-store")
-		var g ValueGetter[string, string]
-		b.OnInit(lk.Info(), func(tk *Task) (err error) {
-			g, err = f.Getter()(tk)
+		b.useStore(lk.info, "t-store")
+		var g valueGetter[string, string]
+		b.onInit(lk.info, func(tk *task) (err error) {
+			g, err = f.getter(tk)
 			return err
 		})
-		lk.To(NodeFunc[string, string](func(r Record[string, string]) error {
+		lk.to(nodeFunc[string, string](func(r Record[string, string]) error {
 			v, ts, ok, err := g.Get(r.Key)
 			if err != nil {
 				return err
@@ -234,20 +234,20 @@ func TestGlobalTableSeenByEveryPartition(t *testing.T) {
 	d := newTDrv(t, func(b *Builder) {
 		g := GlobalTableSource(b, "g", strSrc("g"), "g-store")
 		s := Source(b, "src", strSrc("in"))
-		info := b.AddNode("lookup", "lookup", s.Info())
-		var getter ValueGetter[string, string]
-		var task *Task
-		b.OnInit(info, func(tk *Task) (err error) {
-			task = tk
-			getter, err = g.Getter()(tk)
+		info := b.addNode("lookup", "lookup", s.info)
+		var getter valueGetter[string, string]
+		var tsk *task
+		b.onInit(info, func(tk *task) (err error) {
+			tsk = tk
+			getter, err = g.lookup()(tk)
 			return err
 		})
-		s.To(NodeFunc[string, string](func(r Record[string, string]) error {
+		s.to(nodeFunc[string, string](func(r Record[string, string]) error {
 			v, _, ok, err := getter.Get(r.Value)
 			if err != nil {
 				return err
 			}
-			got = append(got, fmt.Sprintf("p%d:%s=%v:%s", task.ID.Partition, r.Value, ok, v))
+			got = append(got, fmt.Sprintf("p%d:%s=%v:%s", tsk.id.Partition, r.Value, ok, v))
 			return nil
 		}))
 	}, TopicPartitions("g", 3), TopicPartitions("in", 2))
@@ -262,7 +262,7 @@ func TestGlobalTableSeenByEveryPartition(t *testing.T) {
 	wantOut(t, got, "p0:x=true:gx", "p1:y=true:gy", "p1:z=false:")
 	globals := 0
 	for _, tk := range d.Tasks() {
-		if tk.ID.IsGlobal() {
+		if tk.ID().IsGlobal() {
 			globals++
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
@@ -25,99 +26,8 @@ var ErrDeserialization = errors.New("streamgen: deserialization failed")
 // timestamp is negative under the fail policy.
 var ErrInvalidTimestamp = errors.New("streamgen: invalid timestamp")
 
-// RawRecord is a record as it comes from or goes to Kafka.
-type RawRecord struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-	Key       []byte // nil = null key
-	Value     []byte // nil = null value (tombstone)
-	Timestamp int64
-	Headers   []Header
-}
-
-// Collector receives what a task writes: output, repartition and internal
-// topic records. The test driver captures them; the Kafka engine produces
-// them inside the open transaction.
-type Collector interface {
-	// Send writes a record. partition < 0 lets the collector choose with
-	// Kafka's default partitioner applied to partitionKey (the key bytes,
-	// or the base key of a windowed key).
-	Send(topic string, partition int32, key, value []byte, timestamp int64, headers []Header, partitionKey []byte) error
-}
-
-// StoreProvider opens the stores of a task. The test driver and the Kafka
-// engine implement it (in memory or on Pebble, logged to changelogs).
-type StoreProvider interface {
-	OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error)
-}
-
-// Policy is an error-handling policy.
-type Policy int
-
-const (
-	PolicyFail Policy = iota
-	PolicyContinue
-	PolicyDeadLetter
-)
-
-// TimestampPolicy handles negative extracted timestamps.
-type TimestampPolicy int
-
-const (
-	TimestampFail TimestampPolicy = iota
-	TimestampSkip
-	TimestampPartitionTime
-	// TimestampDeadLetter writes the record to the dead-letter topic, as
-	// the dead-letter policy does for records that fail to decode or
-	// process: a negative timestamp is bad input like those.
-	TimestampDeadLetter
-)
-
-// TaskConfig is what a task needs from its environment.
-type TaskConfig struct {
-	Collector       Collector
-	Stores          StoreProvider
-	Logger          *slog.Logger
-	Deserialization Policy
-	Processing      Policy
-	DeadLetterTopic string
-	InvalidTime     TimestampPolicy
-	// Now returns wall-clock time in ms (default time.Now); the test driver
-	// replaces it to advance wall-clock time by hand.
-	Now func() int64
-	// CacheMaxBytes is the task's record cache (its share of Kafka Streams'
-	// statestore.cache.max.bytes). 0, the test driver's setting, disables
-	// it: every update is forwarded. With a cache, updates to a cached
-	// store are coalesced per key and forwarded when the cache flushes:
-	// on eviction and in FlushCaches, which the engine must call before it
-	// commits the Kafka transaction (Commit calls it too). Window and
-	// session stores are not cached: windowed aggregations forward every
-	// update regardless.
-	CacheMaxBytes int64
-	// WindowEmitInterval is the wall-clock throttle of EmitOnClose windowed
-	// aggregations: they scan their store for closed windows at most once
-	// per interval (Kafka's internal config
-	// __emit.interval.ms.kstreams.windowed.aggregation__). The zero value
-	// means DefaultWindowEmitInterval, Kafka's 1000 ms, which is what an
-	// engine wants; NoEmitThrottle means an interval of 0 (scan after every
-	// record), which TopologyTestDriver forces and the TestDriver sets.
-	WindowEmitInterval time.Duration
-	// OuterJoinEmitInterval is the same throttle for the emission of
-	// unmatched left/outer stream-stream join records (Kafka's
-	// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__): zero
-	// means DefaultOuterJoinEmitInterval (1000 ms), NoEmitThrottle means 0.
-	OuterJoinEmitInterval time.Duration
-}
-
-// NoEmitThrottle, as TaskConfig.WindowEmitInterval or
-// OuterJoinEmitInterval, sets the throttle to 0. It is negative because the
-// zero value of the fields must keep Kafka's default for engines that do not
-// set them.
-const NoEmitThrottle time.Duration = -1
-
-// emitInterval resolves a TaskConfig emit throttle in ms: 0 (unset) is def,
-// negative (NoEmitThrottle) is 0.
+// emitInterval resolves a engine.TaskConfig emit throttle in ms: 0 (unset) is def,
+// negative (engine.NoEmitThrottle) is 0.
 func emitInterval(d, def time.Duration) int64 {
 	switch {
 	case d == 0:
@@ -128,28 +38,41 @@ func emitInterval(d, def time.Duration) int64 {
 	return d.Milliseconds()
 }
 
-// TaskID names a task: a sub-topology and a partition.
-type TaskID struct {
-	Sub       int
-	Partition int32
-}
+// RawRecord is a record as it comes from or goes to Kafka: what tests pipe
+// into the test driver and read from it (runtime/sgtest), and what the
+// dead-letter topic receives.
+type RawRecord = engine.RawRecord
 
-func (id TaskID) String() string { return strconv.Itoa(id.Sub) + "_" + strconv.Itoa(int(id.Partition)) }
+// Policy is an error-handling policy: what a task does with a record that
+// fails to decode or to process (the spec's on_error).
+type Policy = engine.Policy
 
-// TaskStats are a task's counters.
-type TaskStats struct {
-	Processed    int64 // records that entered a source node
-	Skipped      int64 // bad records skipped: continue policy, or invalid timestamp skipped
-	DeadLettered int64 // bad records written to the dead-letter topic
-	Dropped      int64 // records dropped by operators (late, null key …)
-	Late         int64 // of Dropped: records for a window that had closed (DropLate)
-}
+// The error policies.
+const (
+	PolicyFail       = engine.PolicyFail
+	PolicyContinue   = engine.PolicyContinue
+	PolicyDeadLetter = engine.PolicyDeadLetter
+)
 
-// Task runs one sub-topology for one partition.
-type Task struct {
-	ID      TaskID
-	topo    *Topology
-	cfg     TaskConfig
+// TimestampPolicy handles negative extracted timestamps (the spec's
+// invalid_timestamp).
+type TimestampPolicy = engine.TimestampPolicy
+
+// The invalid-timestamp policies. TimestampDeadLetter writes the record
+// to the dead-letter topic, as PolicyDeadLetter does for records that fail
+// to decode or process.
+const (
+	TimestampFail          = engine.TimestampFail
+	TimestampSkip          = engine.TimestampSkip
+	TimestampPartitionTime = engine.TimestampPartitionTime
+	TimestampDeadLetter    = engine.TimestampDeadLetter
+)
+
+// task runs one sub-topology for one partition (engine.Task).
+type task struct {
+	id      engine.TaskID
+	topo    *topology
+	cfg     engine.TaskConfig
 	b       *Builder
 	stores  map[string]sgstate.Store
 	inited  bool
@@ -163,7 +86,7 @@ type Task struct {
 
 	streamPunct []*punctuation
 	wallPunct   []*punctuation
-	Stats       TaskStats
+	stats       engine.TaskStats
 
 	// closers run when the task closes, before its stores close (user
 	// processors' Close).
@@ -180,8 +103,17 @@ type punctuation struct {
 	fn       func(ts int64) error
 }
 
-// NewTask builds a task for sub-topology id.Sub on partition id.Partition.
-func (tp *Topology) NewTask(id TaskID, cfg TaskConfig) (*Task, error) {
+// NewTask implements engine.Topology.
+func (tp *topology) NewTask(id engine.TaskID, cfg engine.TaskConfig) (engine.Task, error) {
+	t, err := tp.newTask(id, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// newTask builds a task for sub-topology id.Sub on partition id.Partition.
+func (tp *topology) newTask(id engine.TaskID, cfg engine.TaskConfig) (*task, error) {
 	if cfg.Collector == nil || cfg.Stores == nil {
 		return nil, fmt.Errorf("streamgen: task %s: collector and store provider are required", id)
 	}
@@ -191,7 +123,7 @@ func (tp *Topology) NewTask(id TaskID, cfg TaskConfig) (*Task, error) {
 	if cfg.Now == nil {
 		cfg.Now = func() int64 { return time.Now().UnixMilli() }
 	}
-	t := &Task{ID: id, topo: tp, cfg: cfg, stores: map[string]sgstate.Store{},
+	t := &task{id: id, topo: tp, cfg: cfg, stores: map[string]sgstate.Store{},
 		streamTime: math.MinInt64}
 	b := newBuilder(tp.appID, t)
 	tp.build(b)
@@ -203,28 +135,28 @@ func (tp *Topology) NewTask(id TaskID, cfg TaskConfig) (*Task, error) {
 }
 
 // Init opens the task's stores and initialises its stateful nodes.
-func (t *Task) Init() error {
+func (t *task) Init() error {
 	if t.inited {
 		return nil
 	}
-	sub := t.topo.subs[t.ID.Sub]
+	sub := t.topo.subs[t.id.Sub]
 	for _, name := range sub.Stores {
 		spec := t.topo.stores[name]
 		if spec == nil {
-			return fmt.Errorf("streamgen: task %s: store %q used but never declared", t.ID, name)
+			return fmt.Errorf("streamgen: task %s: store %q used but never declared", t.id, name)
 		}
 		s, err := t.cfg.Stores.OpenStore(t, spec)
 		if err != nil {
-			return fmt.Errorf("streamgen: task %s: open store %q: %w", t.ID, name, err)
+			return fmt.Errorf("streamgen: task %s: open store %q: %w", t.id, name, err)
 		}
 		t.stores[name] = t.wrapCache(spec, s)
 	}
 	for _, in := range t.b.inits {
-		if t.topo.nodes[in.node].Sub != t.ID.Sub {
+		if t.topo.nodes[in.node].Sub != t.id.Sub {
 			continue
 		}
 		if err := in.fn(t); err != nil {
-			return fmt.Errorf("streamgen: task %s: init node %q: %w", t.ID, t.b.g.Nodes[in.node].Name, err)
+			return fmt.Errorf("streamgen: task %s: init node %q: %w", t.id, t.b.g.Nodes[in.node].Name, err)
 		}
 	}
 	t.inited = true
@@ -232,42 +164,42 @@ func (t *Task) Init() error {
 }
 
 // Store returns an open store of this task.
-func (t *Task) Store(name string) (sgstate.Store, error) {
+func (t *task) Store(name string) (sgstate.Store, error) {
 	s, ok := t.stores[name]
 	if !ok {
-		return nil, fmt.Errorf("streamgen: task %s: store %q is not open in this task", t.ID, name)
+		return nil, fmt.Errorf("streamgen: task %s: store %q is not open in this task", t.id, name)
 	}
 	return s, nil
 }
 
 // Stores returns the task's open stores by name.
-func (t *Task) Stores() map[string]sgstate.Store { return t.stores }
+func (t *task) Stores() map[string]sgstate.Store { return t.stores }
 
 // Logger is the task's logger.
-func (t *Task) Logger() *slog.Logger { return t.cfg.Logger }
+func (t *task) Logger() *slog.Logger { return t.cfg.Logger }
 
 // StreamTime is the task's stream time: the largest timestamp it has
 // processed, or math.MinInt64 before the first record.
-func (t *Task) StreamTime() int64 { return t.streamTime }
+func (t *task) StreamTime() int64 { return t.streamTime }
 
 // Current is the raw record being processed (nil in punctuations).
-func (t *Task) Current() *RawRecord { return t.current }
+func (t *task) Current() *RawRecord { return t.current }
 
 // WallClock is the task's wall-clock time in ms.
-func (t *Task) WallClock() int64 { return t.cfg.Now() }
+func (t *task) WallClock() int64 { return t.cfg.Now() }
 
 // Send writes a record through the task's collector.
-func (t *Task) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, partitionKey []byte) error {
+func (t *task) Send(topic string, partition int32, key, value []byte, ts int64, headers []Header, partitionKey []byte) error {
 	return t.cfg.Collector.Send(topic, partition, key, value, ts, headers, partitionKey)
 }
 
 // Drop counts a record an operator dropped (late, null key …).
-func (t *Task) Drop() { t.Stats.Dropped++ }
+func (t *task) Drop() { t.stats.Dropped++ }
 
 // ScheduleStreamTime registers a stream-time punctuation: it fires when
 // stream time reaches the next multiple of interval (aligned to 0), with the
 // current stream time, and skips missed intervals as Kafka Streams does.
-func (t *Task) ScheduleStreamTime(interval time.Duration, fn func(ts int64) error) {
+func (t *task) ScheduleStreamTime(interval time.Duration, fn func(ts int64) error) {
 	iv := interval.Milliseconds()
 	if iv <= 0 {
 		iv = 1
@@ -277,7 +209,7 @@ func (t *Task) ScheduleStreamTime(interval time.Duration, fn func(ts int64) erro
 
 // ScheduleWallClock registers a wall-clock punctuation: first at now +
 // interval, then every interval, missed intervals skipped.
-func (t *Task) ScheduleWallClock(interval time.Duration, fn func(ts int64) error) {
+func (t *task) ScheduleWallClock(interval time.Duration, fn func(ts int64) error) {
 	iv := interval.Milliseconds()
 	if iv <= 0 {
 		iv = 1
@@ -285,7 +217,7 @@ func (t *Task) ScheduleWallClock(interval time.Duration, fn func(ts int64) error
 	t.wallPunct = append(t.wallPunct, &punctuation{interval: iv, next: t.cfg.Now() + iv, fn: fn})
 }
 
-func (t *Task) punctuateStreamTime() error {
+func (t *task) punctuateStreamTime() error {
 	for _, p := range t.streamPunct {
 		if p.next == math.MinInt64 {
 			// Aligned to 0: the first schedule is the multiple of the
@@ -303,7 +235,7 @@ func (t *Task) punctuateStreamTime() error {
 }
 
 // PunctuateWallClock fires the wall-clock punctuations that are due.
-func (t *Task) PunctuateWallClock() error {
+func (t *task) PunctuateWallClock() error {
 	now := t.cfg.Now()
 	for _, p := range t.wallPunct {
 		if now >= p.next {
@@ -316,6 +248,12 @@ func (t *Task) PunctuateWallClock() error {
 	return nil
 }
 
+// ID is the task's id.
+func (t *task) ID() engine.TaskID { return t.id }
+
+// Stats are the task's counters so far.
+func (t *task) Stats() engine.TaskStats { return t.stats }
+
 func ceilDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a > 0) == (b > 0) {
@@ -327,7 +265,7 @@ func ceilDiv(a, b int64) int64 {
 // Process runs one raw record through the task. Errors are handled by the
 // task's policies; an error is returned only under the fail policy (or when
 // the dead-letter write fails), and it names topic, partition and offset.
-func (t *Task) Process(raw *RawRecord) error {
+func (t *task) Process(raw *RawRecord) error {
 	if !t.inited {
 		if err := t.Init(); err != nil {
 			return err
@@ -337,13 +275,13 @@ func (t *Task) Process(raw *RawRecord) error {
 	if src == nil || src.topic != raw.Topic {
 		var ok bool
 		if src, ok = t.b.sources[raw.Topic]; !ok {
-			return fmt.Errorf("streamgen: task %s: no source reads topic %q", t.ID, raw.Topic)
+			return fmt.Errorf("streamgen: task %s: no source reads topic %q", t.id, raw.Topic)
 		}
 		t.src = src
 	}
 	t.current = raw
 	defer func() { t.current = nil }()
-	t.Stats.Processed++
+	t.stats.Processed++
 	err := t.guard(func() error { return src.process(t, raw) })
 	if err != nil {
 		policy := t.cfg.Processing
@@ -383,7 +321,7 @@ func stopsTask(err error) bool {
 
 // guard turns a panic in user code into an error with its stack, so no
 // panic reaches a user.
-func (t *Task) guard(fn func() error) (err error) {
+func (t *task) guard(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: panic: %v\n%s", ErrProcessing, r, debug.Stack())
@@ -392,11 +330,11 @@ func (t *Task) guard(fn func() error) (err error) {
 	return fn()
 }
 
-func (t *Task) handle(policy Policy, raw *RawRecord, err error) error {
+func (t *task) handle(policy Policy, raw *RawRecord, err error) error {
 	where := fmt.Sprintf("topic %q partition %d offset %d", raw.Topic, raw.Partition, raw.Offset)
 	switch policy {
 	case PolicyContinue:
-		t.Stats.Skipped++
+		t.stats.Skipped++
 		t.cfg.Logger.Warn("skipping bad record", "topic", raw.Topic, "partition", raw.Partition, "offset", raw.Offset, "error", err.Error())
 		return nil
 	case PolicyDeadLetter:
@@ -409,7 +347,7 @@ func (t *Task) handle(policy Policy, raw *RawRecord, err error) error {
 		if serr := t.cfg.Collector.Send(t.cfg.DeadLetterTopic, -1, raw.Key, raw.Value, raw.Timestamp, headers, raw.Key); serr != nil {
 			return fmt.Errorf("streamgen: %s: writing to dead-letter topic %q: %w (original error: %v)", where, t.cfg.DeadLetterTopic, serr, err)
 		}
-		t.Stats.DeadLettered++
+		t.stats.DeadLettered++
 		return nil
 	default:
 		if errors.Is(err, ErrProcessing) || errors.Is(err, ErrDeserialization) || errors.Is(err, ErrInvalidTimestamp) {
@@ -432,7 +370,7 @@ func firstLine(s string) string {
 // record being processed (Process's source) with the record's extracted
 // timestamp; it applies the invalid-timestamp policy first. It reports
 // false when the record must be skipped.
-func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
+func (t *task) observe(topic string, ts int64) (int64, bool, error) {
 	src := t.src
 	if src == nil || src.topic != topic {
 		// Only source nodes call observe, under Process, so src is the
@@ -468,8 +406,8 @@ func (t *Task) observe(topic string, ts int64) (int64, bool, error) {
 // timestamp. It is a bad record skipped like one under the continue policy,
 // so it counts in Skipped, and the log names where it is, as that policy's
 // log does.
-func (t *Task) skipInvalidTime(topic string, ts int64) {
-	t.Stats.Skipped++
+func (t *task) skipInvalidTime(topic string, ts int64) {
+	t.stats.Skipped++
 	attrs := []any{"topic", topic, "timestamp", ts}
 	if r := t.current; r != nil {
 		attrs = append(attrs, "partition", r.Partition, "offset", r.Offset)
@@ -480,18 +418,18 @@ func (t *Task) skipInvalidTime(topic string, ts int64) {
 // Commit makes the task's store writes durable and visible as committed
 // state, with the given changelog checkpoint. The engine calls it after the
 // Kafka transaction committed; the test driver after every record.
-func (t *Task) Commit(checkpoint map[string]int64) error {
+func (t *task) Commit(checkpoint map[string]int64) error {
 	if err := t.FlushCaches(); err != nil {
 		return err
 	}
 	for _, name := range t.sortedStoreNames() {
 		s := t.stores[name]
 		if err := s.Flush(); err != nil {
-			return fmt.Errorf("streamgen: task %s: flush store %q: %w", t.ID, name, err)
+			return fmt.Errorf("streamgen: task %s: flush store %q: %w", t.id, name, err)
 		}
 		if tx, ok := s.(sgstate.Transactional); ok {
 			if err := tx.Commit(checkpoint); err != nil {
-				return fmt.Errorf("streamgen: task %s: commit store %q: %w", t.ID, name, err)
+				return fmt.Errorf("streamgen: task %s: commit store %q: %w", t.id, name, err)
 			}
 		}
 	}
@@ -499,12 +437,12 @@ func (t *Task) Commit(checkpoint map[string]int64) error {
 }
 
 // Abort drops the task's store writes since the last commit.
-func (t *Task) Abort() error {
+func (t *task) Abort() error {
 	var errs []error
 	for _, name := range t.sortedStoreNames() {
 		if tx, ok := t.stores[name].(sgstate.Transactional); ok {
 			if err := tx.Abort(); err != nil {
-				errs = append(errs, fmt.Errorf("streamgen: task %s: abort store %q: %w", t.ID, name, err))
+				errs = append(errs, fmt.Errorf("streamgen: task %s: abort store %q: %w", t.id, name, err))
 			}
 		}
 	}
@@ -512,17 +450,17 @@ func (t *Task) Abort() error {
 }
 
 // Close closes the task's stores.
-func (t *Task) Close() error {
+func (t *task) Close() error {
 	var errs []error
 	for _, c := range t.closers {
 		if err := c(); err != nil {
-			errs = append(errs, fmt.Errorf("streamgen: task %s: close: %w", t.ID, err))
+			errs = append(errs, fmt.Errorf("streamgen: task %s: close: %w", t.id, err))
 		}
 	}
 	t.closers = nil
 	for _, name := range t.sortedStoreNames() {
 		if err := t.stores[name].Close(); err != nil {
-			errs = append(errs, fmt.Errorf("streamgen: task %s: close store %q: %w", t.ID, name, err))
+			errs = append(errs, fmt.Errorf("streamgen: task %s: close store %q: %w", t.id, name, err))
 		}
 	}
 	t.stores = map[string]sgstate.Store{}
@@ -530,7 +468,7 @@ func (t *Task) Close() error {
 	return errors.Join(errs...)
 }
 
-func (t *Task) sortedStoreNames() []string {
+func (t *task) sortedStoreNames() []string {
 	names := make([]string, 0, len(t.stores))
 	for n := range t.stores {
 		names = append(names, n)

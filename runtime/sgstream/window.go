@@ -45,14 +45,6 @@ func (e EmitStrategy) String() string {
 	return fmt.Sprintf("EmitStrategy(%d)", int(e))
 }
 
-// DefaultWindowEmitInterval is how often, in wall-clock time, an
-// EmitOnClose aggregation scans its store for closed windows, unless
-// TaskConfig.WindowEmitInterval says otherwise: Kafka's internal config
-// __emit.interval.ms.kstreams.windowed.aggregation__ defaults to 1000 ms.
-// The TestDriver uses 0 (scan after every record), as TopologyTestDriver
-// does.
-const DefaultWindowEmitInterval = time.Second
-
 // timeFirstRetentionSlack is added to the retention of the store of an
 // EmitOnClose aggregation. Kafka Streams backs those with its time-ordered
 // ("time first") RocksDB stores, which return entries with timestamp >=
@@ -221,7 +213,7 @@ type SessionWindowedStream[K, V any] struct {
 // Kafka's windowedBy it adds no node; name labels build errors.
 func WindowedBy[K, V any](g GroupedStream[K, V], name string, w TimeWindows) TimeWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return TimeWindowedStream[K, V]{Grouped: g, Name: name, Time: &w}
 }
@@ -229,7 +221,7 @@ func WindowedBy[K, V any](g GroupedStream[K, V], name string, w TimeWindows) Tim
 // WindowedBySliding windows a grouped stream by sliding windows.
 func WindowedBySliding[K, V any](g GroupedStream[K, V], name string, w SlidingWindows) TimeWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return TimeWindowedStream[K, V]{Grouped: g, Name: name, Sliding: &w}
 }
@@ -237,7 +229,7 @@ func WindowedBySliding[K, V any](g GroupedStream[K, V], name string, w SlidingWi
 // WindowedBySession windows a grouped stream by session windows.
 func WindowedBySession[K, V any](g GroupedStream[K, V], name string, w SessionWindows) SessionWindowedStream[K, V] {
 	if err := w.Validate(); err != nil {
-		g.Stream.b.Errorf("windowed_by %q: %v", name, err)
+		g.Stream.b.errorf("windowed_by %q: %v", name, err)
 	}
 	return SessionWindowedStream[K, V]{Grouped: g, Name: name, Windows: w}
 }

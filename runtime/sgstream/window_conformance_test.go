@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -34,7 +35,7 @@ func TestWindowConformance(t *testing.T) {
 	type mk = func(t *testing.T) *windowRun
 	// Every scenario runs on the fake stores and on the built-in in-memory
 	// stores.
-	var prov func() StoreProvider
+	var prov func() engine.StoreProvider
 	newWindowRun := func(t *testing.T, mk func(g GroupedStream[string, int64]) Table[Windowed[string], int64]) *windowRun {
 		return newWindowRunOn(t, prov(), mk)
 	}
@@ -111,9 +112,9 @@ func TestWindowConformance(t *testing.T) {
 	for _, stores := range []string{"fake", "builtin"} {
 		for name, run := range scenarios {
 			t.Run(stores+"/"+name, func(t *testing.T) {
-				prov = func() StoreProvider { return &fakeProvider{} }
+				prov = func() engine.StoreProvider { return &fakeProvider{} }
 				if stores == "builtin" {
-					prov = func() StoreProvider { return builtinProvider{} }
+					prov = func() engine.StoreProvider { return builtinProvider{} }
 				}
 				runConformance(t, name, run)
 			})

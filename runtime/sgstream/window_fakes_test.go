@@ -6,12 +6,13 @@ import (
 	"math"
 	"sort"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
 
 // Minimal in-memory window and session stores with Kafka's in-memory
 // retention rules, so the windowed operators can be tested without a
-// StoreProvider. They keep no staging: "committed" state is simply what
+// engine.StoreProvider. They keep no staging: "committed" state is simply what
 // was written, and it survives a simulated restart when the same provider
 // hands the same store out again.
 
@@ -223,7 +224,7 @@ type fakeProvider struct {
 	stores map[string]sgstate.Store
 }
 
-func (p *fakeProvider) OpenStore(_ *Task, spec *StoreSpec) (sgstate.Store, error) {
+func (p *fakeProvider) OpenStore(_ engine.Task, spec *StoreSpec) (sgstate.Store, error) {
 	if p.stores == nil {
 		p.stores = map[string]sgstate.Store{}
 	}

@@ -14,21 +14,21 @@ func sessionAggregate[K, V, VA any](s SessionWindowedStream[K, V], name, store s
 	g := s.Grouped
 	b := g.Stream.b
 	if f.merge == nil {
-		b.Errorf("session aggregate %q: a merger is required", name)
+		b.errorf("session aggregate %q: a merger is required", name)
 	}
 	a := newSessionAgg[K, VA](s.Windows, store, emit, g.Key, opts)
 	info := b.g.Stateful(name, "session_window_aggregate", g.Stream.info, a.spec.Name)
 	b.declareStore(a.spec)
 	table := a.table(b, info, aggSerde)
 	if b.task != nil {
-		g.Stream.To(sessionProcessor(a, b.task, name, f))
+		g.Stream.to(sessionProcessor(a, b.task, name, f))
 	}
 	return table
 }
 
 // sessionProcessor is the processor that folds one input's records into
 // a's sessions with f, with its own observed stream time.
-func sessionProcessor[K, V, VA any](a *sessionAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+func sessionProcessor[K, V, VA any](a *sessionAgg[K, VA], t *task, name string, f aggFuncs[K, V, VA]) recordNode[K, V] {
 	return &sessionAggregator[K, V, VA]{sessionAgg: a, t: t, name: name, f: f, observed: -1}
 }
 
@@ -40,7 +40,7 @@ type sessionAgg[K, VA any] struct {
 	spec       StoreSpec
 	emit       EmitStrategy
 	key        serdes.Serde[K]
-	out        Node[Windowed[K], Change[VA]]
+	out        recordNode[Windowed[K], tableChange[VA]]
 	store      *TypedSessionStore[K, VA]
 	em         *emitState
 	gap, grace int64
@@ -75,21 +75,21 @@ func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy,
 
 // table declares the resulting table on node info (the aggregation, or a
 // cogroup's merge node) and opens the store when a task initialises.
-func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
+func (a *sessionAgg[K, VA]) table(b *Builder, info *nodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
 	store := a.spec.Name
-	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
+	getter := func(t *task) (valueGetter[Windowed[K], VA], error) {
 		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return nil, err
 		}
 		return sessionGetter[K, VA]{st}, nil
 	}
-	table, out := NewTable[Windowed[K], VA](b, info, getter, store, SessionWindowedSerde[K]{Inner: a.key}, aggSerde)
+	table, out := newTable[Windowed[K], VA](b, info, getter, store, SessionWindowedSerde[K]{Inner: a.key}, aggSerde)
 	a.out = out
 	if b.task == nil {
 		return table
 	}
-	b.OnInit(info, func(t *Task) error {
+	b.onInit(info, func(t *task) error {
 		st, err := openSessionStore(t, store, a.key, aggSerde)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func (a *sessionAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Se
 	return table
 }
 
-func openSessionStore[K, VA any](t *Task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
+func openSessionStore[K, VA any](t *task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (g sessionGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 // stream time.
 type sessionAggregator[K, V, VA any] struct {
 	*sessionAgg[K, VA]
-	t        *Task
+	t        *task
 	name     string
 	f        aggFuncs[K, V, VA]
 	observed int64
@@ -236,9 +236,9 @@ func (p *sessionAggregator[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowe
 	if p.emit == EmitOnClose {
 		return nil
 	}
-	return p.out.Process(Record[Windowed[K], Change[VA]]{
+	return p.out.Process(Record[Windowed[K], tableChange[VA]]{
 		Key:       win,
-		Value:     Change[VA]{New: newAgg, NewNull: newNull, Old: oldAgg, OldNull: oldNull},
+		Value:     tableChange[VA]{New: newAgg, NewNull: newNull, Old: oldAgg, OldNull: oldNull},
 		Timestamp: win.End,
 		Headers:   r.Headers,
 	})
@@ -262,9 +262,9 @@ func (p *sessionAggregator[K, V, VA]) maybeEmitFinal(r *Record[K, V], closeTime 
 		if !p.live(end) {
 			return nil
 		}
-		return p.out.Process(Record[Windowed[K], Change[VA]]{
+		return p.out.Process(Record[Windowed[K], tableChange[VA]]{
 			Key:       Windowed[K]{Key: key, Start: start, End: end},
-			Value:     Change[VA]{New: v, OldNull: true},
+			Value:     tableChange[VA]{New: v, OldNull: true},
 			Timestamp: end,
 			Headers:   r.Headers,
 		})

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -280,7 +281,7 @@ const emitMetaKey = "sgstream.emit.last_close_time"
 // emitState is the emit-on-close bookkeeping shared by the three windowed
 // aggregations (Kafka's lastEmitWindowCloseTime and TimeTracker).
 type emitState struct {
-	t *Task
+	t *task
 	// meta is where the last emission is committed (every built-in store
 	// is a sgstate.MetadataStore); nil for a custom store without it,
 	// which keeps that time in memory only, so a restarted task may emit
@@ -293,8 +294,8 @@ type emitState struct {
 	last int64
 }
 
-func newEmitState(t *Task, store sgstate.Store) (*emitState, error) {
-	e := &emitState{t: t, last: -1, interval: emitInterval(t.cfg.WindowEmitInterval, DefaultWindowEmitInterval)}
+func newEmitState(t *task, store sgstate.Store) (*emitState, error) {
+	e := &emitState{t: t, last: -1, interval: emitInterval(t.cfg.WindowEmitInterval, engine.DefaultWindowEmitInterval)}
 	if m, ok := store.(sgstate.MetadataStore); ok {
 		e.meta = m
 		b, found, err := m.Metadata(emitMetaKey)

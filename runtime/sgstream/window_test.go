@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -35,10 +36,10 @@ func (nopCollector) Send(string, int32, []byte, []byte, int64, []Header, []byte)
 // "key [start,end] value @ts" ("null" for a tombstone).
 type windowRun struct {
 	t      *testing.T
-	tp     *Topology
+	tp     *topology
 	out    *[]string
-	prov   StoreProvider
-	task   *Task
+	prov   engine.StoreProvider
+	task   *task
 	wall   int64
 	offset int64
 }
@@ -52,14 +53,14 @@ func newWindowRun[VA any](t *testing.T, mk func(g GroupedStream[string, int64]) 
 // Pebble under dir when dir is set (state survives restart()).
 type builtinProvider struct{ dir string }
 
-func (p builtinProvider) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, error) {
-	s, err := NewBuiltinStore(spec, p.dir != "", nil)
+func (p builtinProvider) OpenStore(t engine.Task, spec *StoreSpec) (sgstate.Store, error) {
+	s, err := engine.NewBuiltinStore(spec, p.dir != "", nil)
 	if err != nil {
 		return nil, err
 	}
 	ctx := &sgstate.StoreContext{}
 	if p.dir != "" {
-		ctx.Dir = StoreDir(p.dir, t.ID, spec.Name)
+		ctx.Dir = engine.StoreDir(p.dir, t.ID(), spec.Name)
 		if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 			return nil, err
 		}
@@ -67,13 +68,13 @@ func (p builtinProvider) OpenStore(t *Task, spec *StoreSpec) (sgstate.Store, err
 	return s, s.Init(ctx)
 }
 
-func newWindowRunOn[VA any](t *testing.T, prov StoreProvider, mk func(g GroupedStream[string, int64]) Table[Windowed[string], VA]) *windowRun {
+func newWindowRunOn[VA any](t *testing.T, prov engine.StoreProvider, mk func(g GroupedStream[string, int64]) Table[Windowed[string], VA]) *windowRun {
 	t.Helper()
 	out := &[]string{}
-	tp, err := NewTopology("app", func(b *Builder) {
+	tp, err := newTopology("app", func(b *Builder) {
 		s := Source(b, "source", SourceConfig[string, int64]{Topic: "events", Key: serdes.String, Value: serdes.Int64})
 		tbl := mk(GroupedStream[string, int64]{Stream: s, Key: serdes.String, Value: serdes.Int64})
-		tbl.To(NodeFunc[Windowed[string], Change[VA]](func(r Record[Windowed[string], Change[VA]]) error {
+		tbl.to(nodeFunc[Windowed[string], tableChange[VA]](func(r Record[Windowed[string], tableChange[VA]]) error {
 			val := "null"
 			if !r.Value.NewNull {
 				val = fmt.Sprint(r.Value.New)
@@ -100,11 +101,11 @@ func (w *windowRun) restart() {
 			w.t.Fatal(err)
 		}
 	}
-	task, err := w.tp.NewTask(TaskID{}, TaskConfig{Collector: nopCollector{}, Stores: w.prov,
+	task, err := w.tp.newTask(engine.TaskID{}, engine.TaskConfig{Collector: nopCollector{}, Stores: w.prov,
 		// Every record sees a wall clock one emit interval later, so the
 		// emit-on-close throttle never holds a scan back (the
 		// TopologyTestDriver behaviour).
-		Now: func() int64 { w.wall += DefaultWindowEmitInterval.Milliseconds(); return w.wall }})
+		Now: func() int64 { w.wall += engine.DefaultWindowEmitInterval.Milliseconds(); return w.wall }})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func expect(t *testing.T, got []string, want ...string) {
 	}
 }
 
-func (w *windowRun) dropped() int64 { return w.task.Stats.Dropped }
+func (w *windowRun) dropped() int64 { return w.task.Stats().Dropped }
 
 func sum(a, b int64) int64 { return a + b }
 

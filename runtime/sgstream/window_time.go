@@ -17,7 +17,7 @@ func windowedAggregate[K, V, VA any](w TimeWindowedStream[K, V], name, store str
 	b.declareStore(a.spec)
 	table := a.table(b, info, aggSerde)
 	if b.task != nil {
-		g.Stream.To(windowProcessor(a, b.task, name, f))
+		g.Stream.to(windowProcessor(a, b.task, name, f))
 	}
 	return table
 }
@@ -36,7 +36,7 @@ type windowAgg[K, VA any] struct {
 	emit    EmitStrategy
 	key     serdes.Serde[K]
 	val     TimestampedValueSerde[VA]
-	out     Node[Windowed[K], Change[VA]]
+	out     recordNode[Windowed[K], tableChange[VA]]
 	store   *TypedWindowStore[K, TimestampedValue[VA]]
 	em      *emitState
 }
@@ -53,7 +53,7 @@ func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw
 		a.spec.Retention = tw.StoreRetention()
 		a.spec.WindowSize = tw.Size
 	default:
-		b.Errorf("%s %q: stream is not windowed", a.op, name)
+		b.errorf("%s %q: stream is not windowed", a.op, name)
 	}
 	if emit == EmitOnClose {
 		a.spec.Retention += timeFirstRetentionSlack
@@ -66,9 +66,9 @@ func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw
 
 // table declares the resulting table on node info (the aggregation, or a
 // cogroup's merge node) and opens the store when a task initialises.
-func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
+func (a *windowAgg[K, VA]) table(b *Builder, info *nodeInfo, aggSerde serdes.Serde[VA]) Table[Windowed[K], VA] {
 	store := a.spec.Name
-	getter := func(t *Task) (ValueGetter[Windowed[K], VA], error) {
+	getter := func(t *task) (valueGetter[Windowed[K], VA], error) {
 		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return nil, err
@@ -76,12 +76,12 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Ser
 		return windowGetter[K, VA]{st}, nil
 	}
 	keySerde := TimeWindowedSerde[K]{Inner: a.key, Size: a.spec.WindowSize}
-	table, out := NewTable[Windowed[K], VA](b, info, getter, store, keySerde, aggSerde)
+	table, out := newTable[Windowed[K], VA](b, info, getter, store, keySerde, aggSerde)
 	a.out = out
 	if b.task == nil {
 		return table
 	}
-	b.OnInit(info, func(t *Task) error {
+	b.onInit(info, func(t *task) error {
 		st, err := openWindowStore(t, store, a.key, a.val)
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *NodeInfo, aggSerde serdes.Ser
 // windowProcessor is the processor that folds one input's records into
 // a's windows with f. Each keeps its own observed stream time, as each
 // Kafka processor does, even when several share the store.
-func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *Task, name string, f aggFuncs[K, V, VA]) Node[K, V] {
+func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *task, name string, f aggFuncs[K, V, VA]) recordNode[K, V] {
 	core := &windowAggCore[K, V, VA]{windowAgg: a, t: t, name: name, f: f, observed: -1}
 	if a.sliding != nil {
 		return &slidingAggregator[K, V, VA]{windowAggCore: core, d: a.sliding.TimeDifference.Milliseconds(), grace: a.sliding.Grace.Milliseconds()}
@@ -108,7 +108,7 @@ func windowProcessor[K, V, VA any](a *windowAgg[K, VA], t *Task, name string, f 
 	return &timeWindowAggregator[K, V, VA]{windowAggCore: core, w: *a.time}
 }
 
-func openWindowStore[K, VA any](t *Task, name string, key serdes.Serde[K], val TimestampedValueSerde[VA]) (*TypedWindowStore[K, TimestampedValue[VA]], error) {
+func openWindowStore[K, VA any](t *task, name string, key serdes.Serde[K], val TimestampedValueSerde[VA]) (*TypedWindowStore[K, TimestampedValue[VA]], error) {
 	s, err := t.Store(name)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (g windowGetter[K, VA]) Get(key Windowed[K]) (VA, int64, bool, error) {
 // aggregation's store and output, and the processor's own input.
 type windowAggCore[K, V, VA any] struct {
 	*windowAgg[K, VA]
-	t    *Task
+	t    *task
 	name string
 	f    aggFuncs[K, V, VA]
 	// observed is the operator's observed stream time, -1 before the first
@@ -164,9 +164,9 @@ func (c *windowAggCore[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowed[K]
 	if c.emit == EmitOnClose {
 		return nil
 	}
-	return c.out.Process(Record[Windowed[K], Change[VA]]{
+	return c.out.Process(Record[Windowed[K], tableChange[VA]]{
 		Key:       win,
-		Value:     Change[VA]{New: newAgg, NewNull: newNull, Old: oldAgg, OldNull: oldNull},
+		Value:     tableChange[VA]{New: newAgg, NewNull: newNull, Old: oldAgg, OldNull: oldNull},
 		Timestamp: ts,
 		Headers:   r.Headers,
 	})
@@ -188,9 +188,9 @@ func (c *windowAggCore[K, V, VA]) dropNull(what string) {
 // final result (Kafka's fetchAndEmit); end is the window end for a start.
 func (c *windowAggCore[K, V, VA]) emitRange(r *Record[K, V], closeTime, lower, upper, size int64) error {
 	err := c.store.FetchAll(lower, upper, func(key K, start int64, v TimestampedValue[VA]) error {
-		return c.out.Process(Record[Windowed[K], Change[VA]]{
+		return c.out.Process(Record[Windowed[K], tableChange[VA]]{
 			Key:       Windowed[K]{Key: key, Start: start, End: windowEnd(start, size)},
-			Value:     Change[VA]{New: v.Value, OldNull: true},
+			Value:     tableChange[VA]{New: v.Value, OldNull: true},
 			Timestamp: v.Timestamp,
 			Headers:   r.Headers,
 		})

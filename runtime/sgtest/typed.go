@@ -68,8 +68,8 @@ func PipeTyped[K, V any](d *Driver, topic string, key serdes.Serde[K], value ser
 	}
 	if raw.Partition < 0 && raw.Key != nil {
 		if pk, ok := key.(interface{ PartitionKey(K, []byte) []byte }); ok {
-			if n := d.Partitions(topic); n > 1 {
-				raw.Partition = d.KeyPartition(topic, pk.PartitionKey(r.Key, raw.Key))
+			if n := d.d.Partitions(topic); n > 1 {
+				raw.Partition = d.d.KeyPartition(topic, pk.PartitionKey(r.Key, raw.Key))
 			}
 		}
 	}
@@ -134,7 +134,7 @@ func ReadTyped[K, V any](d *Driver, topic string, key serdes.Serde[K], value ser
 // sub-topology that uses the store, which is where records keyed by key
 // land when they were partitioned by that key (piped with the default
 // partitioner, or written through a repartition topic). For a global
-// store it is sgstream.GlobalPartition.
+// store it is GlobalPartition.
 func StorePartition[K any](d *Driver, store string, key K, keySerde serdes.Serde[K]) (int32, error) {
 	kb, err := keySerde.Append(nil, key)
 	if err != nil {
@@ -143,7 +143,7 @@ func StorePartition[K any](d *Driver, store string, key K, keySerde serdes.Serde
 	if kb == nil {
 		kb = []byte{}
 	}
-	return d.TestDriver.StorePartition(store, kb)
+	return d.d.StorePartition(store, kb)
 }
 
 // ForKey opens store with open on the partition that holds key
@@ -162,7 +162,7 @@ func ForKey[K, S any](d *Driver, store string, key K, keySerde serdes.Serde[K], 
 // (values with the timestamp of the record that wrote them). Reads see
 // what the last pipe committed.
 func KVStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.KVStore[K, V], error) {
-	s, err := d.TaskStore(store, partition)
+	s, err := d.d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func KVStore[K, V any](d *Driver, store string, partition int32, key serdes.Serd
 // partition. Windowed aggregations keep TimestampedValue values in it:
 // pass a TimestampedValueSerde for value.
 func WindowStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.TypedWindowStore[K, V], error) {
-	s, err := d.TaskStore(store, partition)
+	s, err := d.d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func WindowStore[K, V any](d *Driver, store string, partition int32, key serdes.
 // SessionStore is the session store called store of the task on
 // partition.
 func SessionStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.TypedSessionStore[K, V], error) {
-	s, err := d.TaskStore(store, partition)
+	s, err := d.d.TaskStore(store, partition)
 	if err != nil {
 		return nil, err
 	}

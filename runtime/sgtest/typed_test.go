@@ -277,11 +277,11 @@ func TestTypedPipeOfWindowedKeyPartitionsByBaseKey(t *testing.T) {
 	// "d" is on partition 1 of 2; its windowed key bytes must not be
 	// what is hashed.
 	mustPipe(t, d, "wins", winKey, serdes.String, sgstream.Record[sgstream.Windowed[string], string]{Key: sgstream.Windowed[string]{Key: "d", Start: 60_000, End: 120_000}, Value: "x"})
-	tasks := d.Tasks()
-	if len(tasks) != 1 || tasks[0].ID.Partition != 1 {
+	tasks := d.d.Tasks()
+	if len(tasks) != 1 || tasks[0].ID().Partition != 1 {
 		var ids []sgstream.TaskID
 		for _, tk := range tasks {
-			ids = append(ids, tk.ID)
+			ids = append(ids, tk.ID())
 		}
 		t.Fatalf("tasks = %v, want one on partition 1", ids)
 	}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/sgstate"
+)
+
+// StoreKind is the shape of a store.
+type StoreKind int
+
+const (
+	KeyValueStore StoreKind = iota
+	WindowStore
+	SessionStore
+)
+
+// StoreSpec is what the builder knows about a store; the StoreProvider of
+// the driver or engine turns it into a sgstate.Store for each task.
+type StoreSpec struct {
+	Name             string
+	Kind             StoreKind
+	InMemory         bool
+	Logged           bool
+	Retention        time.Duration // window and session stores
+	WindowSize       time.Duration // window stores
+	RetainDuplicates bool          // stream-stream join stores
+	// Custom builds a user-written store; nil for built-in stores.
+	Custom func() sgstate.Store
+	// Fingerprint identifies the key/value schema stored, so a Pebble store
+	// written by an incompatible topology is refused on open.
+	Fingerprint string
+	// Cached puts the store behind the task's record cache when the task
+	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
+	// it, as Kafka Streams caches Materialized stores by default. Only
+	// key-value stores are cached; windowed aggregations forward every
+	// update whatever the cache (see docs/semantics.md).
+	Cached bool
+}
+
+// StoreDir is the directory of a persistent store of task t under a state
+// directory: <dir>/<task id>/<store>, or <dir>/global/<store> for global
+// stores. The Kafka engine and the test driver use the same layout, so a
+// state directory written by either can be inspected the same way.
+func StoreDir(stateDir string, id TaskID, store string) string {
+	task := id.String()
+	if id.IsGlobal() {
+		task = "global"
+	}
+	return filepath.Join(stateDir, task, store)
+}
+
+// NewBuiltinStore creates an uninitialised built-in store for spec:
+// in-memory when persistent is false, on Pebble otherwise. pebble may be
+// nil for defaults; spec.Fingerprint is applied to it.
+func NewBuiltinStore(spec *StoreSpec, persistent bool, pebble *sgstate.PebbleOptions) (sgstate.Store, error) {
+	var opts *sgstate.PebbleOptions
+	if persistent {
+		o := sgstate.PebbleOptions{}
+		if pebble != nil {
+			o = *pebble
+		}
+		if spec.Fingerprint != "" {
+			o.Fingerprint = spec.Fingerprint
+		}
+		opts = &o
+	}
+	switch spec.Kind {
+	case KeyValueStore:
+		if opts == nil {
+			return sgstate.NewMemoryKeyValue(spec.Name), nil
+		}
+		return sgstate.NewPebbleKeyValue(spec.Name, opts), nil
+	case WindowStore, SessionStore:
+		return newBuiltinTimeStore(spec, opts)
+	}
+	return nil, fmt.Errorf("streamgen: store %q: unknown store kind %d", spec.Name, spec.Kind)
+}
+
+// newBuiltinTimeStore creates window and session stores; opts nil means
+// in memory.
+func newBuiltinTimeStore(spec *StoreSpec, opts *sgstate.PebbleOptions) (sgstate.Store, error) {
+	if spec.Retention <= 0 {
+		return nil, fmt.Errorf("streamgen: store %q: window and session stores need a retention", spec.Name)
+	}
+	if spec.Kind == SessionStore {
+		o := sgstate.SessionOptions{Retention: spec.Retention.Milliseconds()}
+		if opts == nil {
+			return sgstate.NewMemorySession(spec.Name, o), nil
+		}
+		return sgstate.NewPebbleSession(spec.Name, o, opts), nil
+	}
+	o := sgstate.WindowOptions{Retention: spec.Retention.Milliseconds(), WindowSize: spec.WindowSize.Milliseconds(), RetainDuplicates: spec.RetainDuplicates}
+	if opts == nil {
+		return sgstate.NewMemoryWindow(spec.Name, o), nil
+	}
+	return sgstate.NewPebbleWindow(spec.Name, o, opts), nil
+}
+
+// KVReader is the read side of a key-value store, as interactive queries
+// use it (see QueryKV).
+type KVReader interface {
+	// Get returns a copy of key's value.
+	Get(key []byte) (value []byte, ok bool, err error)
+	// Range visits keys in [from, to] (nil bounds are open) ascending;
+	// slices are valid during the callback only.
+	Range(from, to []byte, fn func(key, value []byte) error) error
+}
+
+// QueryKV returns a read-only view of a task's key-value store for readers
+// outside the task's processing (interactive queries). The caller must keep
+// the task from processing while it reads (the engine holds the worker's
+// state lock).
+//
+// A store behind the record cache (sgstream's, which implements
+// QueryReader) is read through it, as Kafka Streams' interactive queries
+// read through CachingKeyValueStore: reads see the latest value of every
+// key, cached or not, without the side effects of the task's own reads.
+func QueryKV(s sgstate.Store) (KVReader, error) {
+	switch kv := s.(type) {
+	case interface{ QueryReader() KVReader }:
+		return kv.QueryReader(), nil
+	case sgstate.KeyValueStore:
+		return kv, nil
+	}
+	return nil, fmt.Errorf("streamgen: store %q is a %T, not a key-value store", s.Name(), s)
+}
