@@ -17,7 +17,8 @@ func consume(b []byte, c byte, want string) ([]byte, error) {
 }
 
 // ReadJSONObject decodes a JSON object from the start of b: for each
-// member it reads the key (unescaped; valid only during the call) and
+// member it reads the key (unescaped; valid only during the call: a slice
+// of b unless it holds escapes, so keys cost no allocation) and
 // calls field with it and the bytes at the value. A null value is skipped
 // (the field keeps the default the caller set: null and absent mean the
 // same), and field must skip the value of a key it does not know
@@ -35,14 +36,13 @@ func ReadJSONObject(b []byte, depth int, field func(key, b []byte) ([]byte, erro
 	if err != nil {
 		return b, err
 	}
-	var scratch [32]byte
 	b = SkipJSONSpace(b)
 	if len(b) > 0 && b[0] == '}' {
 		return b[1:], nil
 	}
 	for {
 		var key []byte
-		if key, b, err = readRawString(SkipJSONSpace(b), scratch[:0]); err != nil {
+		if key, b, err = readRawString(SkipJSONSpace(b), nil); err != nil {
 			return b, err
 		}
 		if b, err = consume(b, ':', "':' after an object key"); err != nil {
@@ -116,6 +116,11 @@ func ReadJSONRecordList[T any](b []byte, decode func(b []byte, v *T) ([]byte, er
 	var out []T
 	var zero T
 	rest, err := readJSONArray(b, func(i int, b []byte) ([]byte, error) {
+		if out == nil {
+			// JSON has no element count to size from: start at a few, so
+			// short lists take one allocation instead of three.
+			out = make([]T, 0, 4)
+		}
 		out = append(out, zero)
 		return decode(b, &out[i])
 	})
@@ -134,14 +139,13 @@ func ReadJSONMap[T any](b []byte, elem func([]byte) (T, []byte, error)) (map[str
 		return nil, b, err
 	}
 	var out map[string]T
-	var scratch [32]byte
 	b = SkipJSONSpace(b)
 	if len(b) > 0 && b[0] == '}' {
 		return nil, b[1:], nil
 	}
 	for {
 		var key []byte
-		if key, b, err = readRawString(SkipJSONSpace(b), scratch[:0]); err != nil {
+		if key, b, err = readRawString(SkipJSONSpace(b), nil); err != nil {
 			return nil, b, err
 		}
 		if b, err = consume(b, ':', "':' after an object key"); err != nil {

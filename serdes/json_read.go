@@ -355,10 +355,12 @@ func unescape(b []byte, i int, out []byte) (s, rest []byte, err error) {
 func readUnicode(b []byte) (rune, int, error) {
 	r, ok := hex4(b)
 	if !ok {
-		if len(b) < 6 {
-			return 0, 0, errShort(b)
+		for _, c := range b[2:min(6, len(b))] {
+			if !isHex(c) {
+				return 0, 0, newErr(b, "invalid \\u escape")
+			}
 		}
-		return 0, 0, newErr(b, "invalid \\u escape")
+		return 0, 0, errShort(b)
 	}
 	if !utf16.IsSurrogate(r) {
 		return r, 6, nil
@@ -372,6 +374,8 @@ func readUnicode(b []byte) (rune, int, error) {
 	}
 	return utf8.RuneError, 6, nil
 }
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // hex4 parses the four hex digits of a \u escape at the start of b.
 func hex4(b []byte) (rune, bool) {
@@ -447,6 +451,13 @@ func ReadJSONTimestamp(b []byte) (time.Time, []byte, error) {
 			return time.Time{}, b, err
 		}
 		if ms, ok := parseMillis(s); ok {
+			return time.UnixMilli(ms).UTC(), rest, nil
+		}
+		if n, integer, err := scanNumber(s); err == nil && integer && n == len(s) {
+			ms, _, err := ReadJSONInt64(s) // epoch milliseconds in a string
+			if err != nil {
+				return time.Time{}, b, newErr(b, "epoch milliseconds overflow int64")
+			}
 			return time.UnixMilli(ms).UTC(), rest, nil
 		}
 		t, err := time.Parse(time.RFC3339Nano, string(s))
