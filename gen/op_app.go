@@ -125,5 +125,9 @@ func codec(c *genCtx, t *topicModel) jen.Code {
 	case spec.KindSessionWindowed:
 		return jen.Qual(pathSgreplay, "SessionWindowedTopic").Call(jen.Lit(t.t.Name), c.topoSerde(k.Elem, nil), c.topicSerde(t.t, false, nil))
 	}
-	return jen.Qual(pathSgreplay, "Topic").Call(jen.Lit(t.t.Name), c.topicSerde(t.t, true, nil), c.topicSerde(t.t, false, nil))
+	ks, vs := c.topicSerde(t.t, true, nil), c.topicSerde(t.t, false, nil)
+	if kj, vj := t.t.KeyFormat == spec.FormatJSON, t.t.ValueFormat == spec.FormatJSON; kj || vj {
+		return jen.Qual(pathSgreplay, "JSONTopic").Call(jen.Lit(t.t.Name), ks, vs, jen.Lit(kj), jen.Lit(vj))
+	}
+	return jen.Qual(pathSgreplay, "Topic").Call(jen.Lit(t.t.Name), ks, vs)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 
@@ -404,7 +405,7 @@ func (c *genCtx) sinkTopic(n *spec.Node, candidates []string) *spec.Topic {
 	}
 	var first *spec.Topic
 	for _, t := range c.prog.Topics {
-		if !contains(candidates, t.Name) {
+		if !slices.Contains(candidates, t.Name) {
 			continue
 		}
 		if first == nil {
@@ -412,19 +413,12 @@ func (c *genCtx) sinkTopic(n *spec.Node, candidates []string) *spec.Topic {
 			continue
 		}
 		if t.KeyFormat != first.KeyFormat || t.ValueFormat != first.ValueFormat || t.JSONTimestamps != first.JSONTimestamps {
-			c.diags.add(n.Pos, "to %q: the topics it may choose, %q and %q, have different formats; one sink writes one format", n.Name, first.Name, t.Name)
+			c.diags.add(n.Pos, "to %q: the topics it may choose, %q and %q, have different formats; one sink writes one format, so give them the same key_format, value_format and json_timestamps",
+				n.Name, first.Name, t.Name)
+			break
 		}
 	}
 	return first
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // genJSONTests writes streamgen_json_test.go: a JSON round trip of every

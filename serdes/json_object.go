@@ -32,12 +32,26 @@ func ReadJSONObject(b []byte, depth int, field func(key, b []byte) ([]byte, erro
 	if depth > MaxDepth {
 		return b, TooDeep(b)
 	}
+	return readMembers(b, func(key, b []byte) ([]byte, error) {
+		if IsJSONNull(b) {
+			return SkipJSONSpace(b)[4:], nil
+		}
+		rest, err := field(key, b)
+		if err != nil {
+			return rest, WrapField(err, string(key))
+		}
+		return rest, nil
+	})
+}
+
+// readMembers calls member with the key and the bytes at the value of each
+// member of the JSON object at the start of b: the syntax of every object.
+func readMembers(b []byte, member func(key, b []byte) ([]byte, error)) ([]byte, error) {
 	b, err := consume(b, '{', "object")
 	if err != nil {
 		return b, err
 	}
-	b = SkipJSONSpace(b)
-	if len(b) > 0 && b[0] == '}' {
+	if b = SkipJSONSpace(b); len(b) > 0 && b[0] == '}' {
 		return b[1:], nil
 	}
 	for {
@@ -48,25 +62,29 @@ func ReadJSONObject(b []byte, depth int, field func(key, b []byte) ([]byte, erro
 		if b, err = consume(b, ':', "':' after an object key"); err != nil {
 			return b, err
 		}
-		b = SkipJSONSpace(b)
-		if IsJSONNull(b) {
-			b = b[4:]
-		} else if b, err = field(key, b); err != nil {
-			return b, WrapField(err, string(key))
+		if b, err = member(key, SkipJSONSpace(b)); err != nil {
+			return b, err
 		}
-		b = SkipJSONSpace(b)
-		if len(b) == 0 {
-			return b, errShort(b)
-		}
-		switch b[0] {
-		case ',':
-			b = b[1:]
-		case '}':
-			return b[1:], nil
-		default:
-			return b, newErr(b, "want ',' or '}' in an object, got "+jsonKind(b[0]))
+		var done bool
+		if b, done, err = next(b, '}', "an object"); err != nil || done {
+			return b, err
 		}
 	}
+}
+
+// next consumes what follows an element of an array or object: a comma
+// (done is false) or the closing byte (done is true).
+func next(b []byte, closing byte, in string) (rest []byte, done bool, err error) {
+	b = SkipJSONSpace(b)
+	switch {
+	case len(b) == 0:
+		return b, false, errShort(b)
+	case b[0] == ',':
+		return b[1:], false, nil
+	case b[0] == closing:
+		return b[1:], true, nil
+	}
+	return b, false, newErr(b, "want ',' or '"+string(closing)+"' in "+in+", got "+jsonKind(b[0]))
 }
 
 // readJSONArray calls elem for each element of the JSON array at the
@@ -85,17 +103,9 @@ func readJSONArray(b []byte, elem func(i int, b []byte) ([]byte, error)) ([]byte
 		if b, err = elem(i, b); err != nil {
 			return b, WrapIndex(err, i)
 		}
-		b = SkipJSONSpace(b)
-		if len(b) == 0 {
-			return b, errShort(b)
-		}
-		switch b[0] {
-		case ',':
-			b = b[1:]
-		case ']':
-			return b[1:], nil
-		default:
-			return b, newErr(b, "want ',' or ']' in an array, got "+jsonKind(b[0]))
+		var done bool
+		if b, done, err = next(b, ']', "an array"); err != nil || done {
+			return b, err
 		}
 	}
 }
@@ -134,44 +144,22 @@ func ReadJSONRecordList[T any](b []byte, decode func(b []byte, v *T) ([]byte, er
 // object decodes as nil. Unlike a record, a null value is an error unless
 // elem accepts it: a map has no default to fall back on.
 func ReadJSONMap[T any](b []byte, elem func([]byte) (T, []byte, error)) (map[string]T, []byte, error) {
-	b, err := consume(b, '{', "object")
-	if err != nil {
-		return nil, b, err
-	}
 	var out map[string]T
-	b = SkipJSONSpace(b)
-	if len(b) > 0 && b[0] == '}' {
-		return nil, b[1:], nil
-	}
-	for {
-		var key []byte
-		if key, b, err = readRawString(SkipJSONSpace(b), nil); err != nil {
-			return nil, b, err
-		}
-		if b, err = consume(b, ':', "':' after an object key"); err != nil {
-			return nil, b, err
-		}
-		var v T
-		if v, b, err = elem(b); err != nil {
-			return nil, b, WrapKey(err, string(key))
+	rest, err := readMembers(b, func(key, b []byte) ([]byte, error) {
+		v, rest, err := elem(b)
+		if err != nil {
+			return rest, WrapKey(err, string(key))
 		}
 		if out == nil {
 			out = map[string]T{}
 		}
 		out[string(key)] = v
-		b = SkipJSONSpace(b)
-		if len(b) == 0 {
-			return nil, b, errShort(b)
-		}
-		switch b[0] {
-		case ',':
-			b = b[1:]
-		case '}':
-			return out, b[1:], nil
-		default:
-			return nil, b, newErr(b, "want ',' or '}' in an object, got "+jsonKind(b[0]))
-		}
+		return rest, nil
+	})
+	if err != nil {
+		return nil, b, err
 	}
+	return out, rest, nil
 }
 
 // SkipJSON skips one JSON value of any type, checking its syntax: the
@@ -207,35 +195,7 @@ func skipJSON(b []byte, depth int) ([]byte, error) {
 }
 
 func skipObject(b []byte, depth int) ([]byte, error) {
-	b = b[1:]
-	b = SkipJSONSpace(b)
-	if len(b) > 0 && b[0] == '}' {
-		return b[1:], nil
-	}
-	for {
-		_, rest, err := readRawString(SkipJSONSpace(b), nil)
-		if err != nil {
-			return rest, err
-		}
-		if b, err = consume(rest, ':', "':' after an object key"); err != nil {
-			return b, err
-		}
-		if b, err = skipJSON(b, depth+1); err != nil {
-			return b, err
-		}
-		b = SkipJSONSpace(b)
-		if len(b) == 0 {
-			return b, errShort(b)
-		}
-		switch b[0] {
-		case ',':
-			b = b[1:]
-		case '}':
-			return b[1:], nil
-		default:
-			return b, newErr(b, "want ',' or '}' in an object, got "+jsonKind(b[0]))
-		}
-	}
+	return readMembers(b, func(_, b []byte) ([]byte, error) { return skipJSON(b, depth+1) })
 }
 
 // DecodeJSONTop runs decode on the whole of b, the input of a generated

@@ -96,9 +96,7 @@ func scanNumber(b []byte) (n int, integer bool, err error) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i)
 	case i == len(b):
 		return 0, false, errShort(b)
 	default:
@@ -107,12 +105,7 @@ func scanNumber(b []byte) (n int, integer bool, err error) {
 	integer = true
 	if i < len(b) && b[i] == '.' {
 		integer = false
-		i++
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		if i = digits(b, i+1); i < 0 {
 			return 0, false, newErr(b, "invalid number: no digits after '.'")
 		}
 	}
@@ -122,15 +115,24 @@ func scanNumber(b []byte) (n int, integer bool, err error) {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		if i = digits(b, i); i < 0 {
 			return 0, false, newErr(b, "invalid number: no digits in the exponent")
 		}
 	}
 	return i, integer, nil
+}
+
+// digits returns the index after the decimal digits of b from i, or -1
+// when there are none.
+func digits(b []byte, i int) int {
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // intToken returns the digits of an integer at the start of b: a JSON

@@ -28,15 +28,9 @@ func jsonCodecs() []codec {
 	}
 }
 
-func runJSON(b *testing.B, encode, decode bool) {
-	for _, c := range jsonCodecs() {
-		b.Run(c.name, func(b *testing.B) { c.bench(b, encode, decode) })
-	}
-}
-
-func BenchmarkJSONRoundTrip(b *testing.B) { runJSON(b, true, true) }
-func BenchmarkJSONEncode(b *testing.B)    { runJSON(b, true, false) }
-func BenchmarkJSONDecode(b *testing.B)    { runJSON(b, false, true) }
+func BenchmarkJSONRoundTrip(b *testing.B) { runAll(b, jsonCodecs(), true, true) }
+func BenchmarkJSONEncode(b *testing.B)    { runAll(b, jsonCodecs(), true, false) }
+func BenchmarkJSONDecode(b *testing.B)    { runAll(b, jsonCodecs(), false, true) }
 
 // TestJSONEncodeAllocs holds the acceptance criterion that JSON encoding
 // into a reused buffer allocates nothing.

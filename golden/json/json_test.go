@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -151,5 +152,43 @@ func TestJSONTable(t *testing.T) {
 	packed, err := d.ReadLeavesPacked()
 	if err != nil || len(packed) != 1 || packed[0].Value.Name != "x" {
 		t.Fatalf("leaves-packed = %+v, %v", packed, err)
+	}
+}
+
+// TestReplayShowsWireJSON runs a replay line through the app: a JSON side
+// of a topic is written and printed as its wire JSON (json_name members,
+// enum names, the topic's timestamp form), a msgpack side as the replay
+// format's spec-named object, and an input value that the topic's JSON
+// decoder refuses is reported with its line and field path.
+func TestReplayShowsWireJSON(t *testing.T) {
+	in := `{"topic":"in","key":"k1","value":{"text":"a\u2028b","userId":"u1","status":"PAID","at":"2023-11-14T22:13:20.123Z","i64":9007199254740993},"timestamp":7}
+{"topic":"in","key":"k2","value":{"text":7},"timestamp":8}
+`
+	var out, stderr strings.Builder
+	if err := sgapp.Replay(NewApp(), strings.NewReader(in), &out, &stderr, sgapp.ReplayOptions{}); err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr.String())
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var rec struct{ Topic string }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("output line %q: %v", l, err)
+		}
+		lines[rec.Topic] += l
+	}
+	if want := `line 2: topic "in": value: streamgen: decode text at offset 8: want string, got number`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not contain %q", stderr.String(), want)
+	}
+	for topic, want := range map[string][]string{
+		"out":           {`"key":"k1"`, `"text":"a\u2028b"`, `"userId":"u1"`, `"status":"PAID"`, `"at":1700000000123`, `"i64":9007199254740993`},
+		"packed":        {`"user_id":"u1"`, `"status":1`, `"at":"2023-11-14T22:13:20.123Z"`},
+		"status-counts": {`"key":"PAID","value":0`},
+		"at-by-id":      {`"key":9007199254740993,"value":1700000000123`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[topic], w) {
+				t.Errorf("%s: %s\ndoes not contain %s", topic, lines[topic], w)
+			}
+		}
 	}
 }
