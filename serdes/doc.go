@@ -1,7 +1,7 @@
 // Package serdes is the serialization library that streamgen-generated code
 // and the streamgen runtime use. It imports only the standard library.
 //
-// It has three parts:
+// It has four parts:
 //
 //   - append-style msgpack primitives (AppendString, ReadString, Skip, …)
 //     and the loops over a record's fields and a collection's elements
@@ -14,6 +14,10 @@
 //     …), byte-for-byte equal to Kafka's Java serializers.
 //   - the Serde interface the runtime uses, with Msgpack for generated
 //     records and Enum for generated enums.
+//   - the json format of topics that name it (json_*.go): append-style
+//     JSON primitives (AppendJSONString, ReadJSONInt64, SkipJSON, …) that
+//     generated AppendJSON and DecodeJSON methods call, and JSON and
+//     JSONValue, their serdes. docs/formats.md has the mapping.
 //
 // # Record wire format
 //

@@ -29,7 +29,8 @@ func TestJSONTopicsEndToEnd(t *testing.T) {
 	d := newDriver(t)
 	at := time.UnixMilli(1700000000123).UTC()
 	in := `{"text":"héllo \"q\"\u2028","i64":9007199254740993,"u64":"18446744073709551615","at":"2023-11-14T22:13:20.123Z",` +
-		`"status":"PAID_LATE","unknown":{"deep":[1,2,{"x":null}]},"userId":null,"list_leaf":[{"name":"a"},{"name":"b"}]}`
+		`"status":"PAID_LATE","unknown":{"deep":[1,2,{"x":null}]},"userId":null,"list_leaf":[{"name":"a"},{"name":"b"}],` +
+		`"old \"one\" \u00fc":"kept"}`
 	if err := d.Pipe(sgstream.RawRecord{Topic: "in", Key: []byte(`"k1"`), Value: []byte(in), Timestamp: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +54,9 @@ func TestJSONTopicsEndToEnd(t *testing.T) {
 	}
 	if _, ok := got["unknown"]; ok {
 		t.Errorf("unknown member was kept: %s", out[0].Value)
+	}
+	if !strings.Contains(string(out[0].Value), `"old \"one\" ü":"kept"`) {
+		t.Errorf("json_name with escapes (read escaped, written plain) missing: %s", out[0].Value)
 	}
 	if !strings.Contains(string(out[0].Value), `\u2028`) {
 		t.Errorf("U+2028 not escaped: %s", out[0].Value)

@@ -154,7 +154,7 @@ func (r *Everything) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 		b = v.AppendJSONWith(b, o)
 		return b
 	})
-	b = append(b, ",\"old\":"...)
+	b = append(b, ",\"old \\\"one\\\" ü\":"...)
 	b = serdes.AppendJSONString(b, r.Old)
 	b = append(b, ",\"userId\":"...)
 	b = serdes.AppendJSONString(b, r.UserID)
@@ -300,7 +300,7 @@ func (r *Everything) sgDecodeJSON(b []byte, depth int) ([]byte, error) {
 				}
 				return v, b, err
 			})
-		case "old":
+		case "old \"one\" ü":
 			r.Old, b, err = serdes.ReadJSONString(b)
 		case "userId":
 			r.UserID, b, err = serdes.ReadJSONString(b)
