@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // The JSON topics of this case as the topology reads and writes them,
@@ -194,5 +195,26 @@ func TestReplayShowsWireJSON(t *testing.T) {
 				t.Errorf("%s: %s\ndoes not contain %s", topic, lines[topic], w)
 			}
 		}
+	}
+}
+
+// TestJSONSerdeTombstones checks the record serde's edges: an empty value
+// and a JSON null are a nil record, as Kafka's JSON deserializers return
+// null for them; a nil record encodes as null.
+func TestJSONSerdeTombstones(t *testing.T) {
+	s := serdes.JSON[Leaf](serdes.JSONOptions{})
+	for _, in := range []string{"", "null", " null \n", "  "} {
+		if v, err := s.Decode([]byte(in)); err != nil || v != nil {
+			t.Errorf("Decode(%q) = %v, %v; want a nil record", in, v, err)
+		}
+	}
+	if b, err := s.Append(nil, nil); err != nil || string(b) != "null" {
+		t.Errorf("Append(nil) = %q, %v", b, err)
+	}
+	if _, err := s.Decode([]byte("null null")); err == nil {
+		t.Error(`"null null" decoded`)
+	}
+	if _, err := s.Decode([]byte(`["name"]`)); err == nil || !strings.Contains(err.Error(), "want object, got array") {
+		t.Errorf("array: %v", err)
 	}
 }
