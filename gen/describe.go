@@ -16,6 +16,9 @@ import (
 // its runtime builds, which is the same graph: both are built through
 // internal/topograph's layouts.
 func Describe(prog *spec.Program, format string) (string, error) {
+	if err := nodeNameCollisions(prog).err(); err != nil {
+		return "", err
+	}
 	return DescribeGraph(prog).Render(format)
 }
 
@@ -31,11 +34,15 @@ func DescribeGraph(prog *spec.Program) *topodesc.Graph {
 // the generated code passes the runtime's operators (see the op_*.go
 // emitters), in the order the generated code calls them.
 func TopologyGraph(prog *spec.Program) *topograph.Graph {
-	r := &replay{g: topograph.New(prog.App.ID), out: map[*spec.Node]*topograph.Node{}, store: map[*spec.Node]string{}}
+	r := newReplay(prog)
 	for _, n := range prog.Nodes {
 		r.node(prog, n)
 	}
 	return r.g
+}
+
+func newReplay(prog *spec.Program) *replay {
+	return &replay{g: topograph.New(prog.App.ID), out: map[*spec.Node]*topograph.Node{}, store: map[*spec.Node]string{}}
 }
 
 // replay holds, for every IR node replayed, the graph node its readers

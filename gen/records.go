@@ -289,7 +289,7 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []je
 			jen.Comment("// Keys in sorted order: equal records encode to equal bytes."),
 			jen.Var().Id(kb).Index(jen.Lit(16)).String(),
 			bAssign("AppendMapHeader", jen.Len(v())),
-			jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Qual(pathSerdes, "SortedKeys").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
+			jen.For(jen.List(jen.Id("_"), jen.Id(k)).Op(":=").Range().Qual(pathSgimpl, "SortedKeys").Call(v(), jen.Id(kb).Index(jen.Op(":").Lit(0)))).Block(body...),
 		))
 	}
 	panic(fmt.Sprintf("gen: appendValue of %v", t.Kind))
@@ -297,7 +297,7 @@ func (c *genCtx) appendValue(t *spec.Type, v expr, depth int, key jen.Code) []je
 
 // appendCall is the single call appending v, of type t, to buf, for
 // scalars, enums, records, and lists and maps of them (through the
-// generic helpers of serdes); nil for types that need statements.
+// generic helpers of sgimpl); nil for types that need statements.
 func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
 	switch t.Kind {
 	case spec.KindRecord:
@@ -308,14 +308,14 @@ func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
 		}
 	case spec.KindList:
 		if t.Elem.Kind == spec.KindRecord {
-			return jen.Qual(pathSerdes, "AppendRecordList").Call(buf, v())
+			return jen.Qual(pathSgimpl, "AppendRecordList").Call(buf, v())
 		}
 		if fn := c.appender(t.Elem); fn != nil {
-			return jen.Qual(pathSerdes, "AppendList").Call(buf, v(), fn)
+			return jen.Qual(pathSgimpl, "AppendList").Call(buf, v(), fn)
 		}
 	case spec.KindMap:
 		if fn := c.appender(t.Elem); fn != nil {
-			return jen.Qual(pathSerdes, "AppendMap").Call(buf, v(), fn)
+			return jen.Qual(pathSgimpl, "AppendMap").Call(buf, v(), fn)
 		}
 	}
 	if fn := c.appender(t); fn != nil {
@@ -326,20 +326,24 @@ func (c *genCtx) appendCall(t *spec.Type, v expr, buf jen.Code) jen.Code {
 
 // appender is the serdes function appending a scalar or enum of type t, or
 // nil for other types.
-func (c *genCtx) appender(t *spec.Type) jen.Code {
+func (c *genCtx) appender(t *spec.Type) jen.Code { return c.primFunc("Append", t) }
+
+// primFunc is the serdes primitive verb+<type> (AppendString, ReadInt64,
+// ReadEnum[E], ...) of a scalar or enum of type t, or nil for other types.
+func (c *genCtx) primFunc(verb string, t *spec.Type) jen.Code {
 	if fn, ok := primFuncs[t.Kind]; ok {
-		return jen.Qual(pathSerdes, "Append"+fn)
+		return jen.Qual(pathSerdes, verb+fn)
 	}
 	if t.Kind == spec.KindEnum {
-		return jen.Qual(pathSerdes, "AppendEnum").Types(jen.Id(c.enumNames[t.Enum]))
+		return jen.Qual(pathSerdes, verb+"Enum").Types(jen.Id(c.enumNames[t.Enum]))
 	}
 	return nil
 }
 
 // readValue returns statements decoding a value of type t from b into dst,
 // an assignable expression of Go type goType(t), leaving any error in err
-// for the enclosing function to return at once: serdes.DecodeRecord adds
-// the field name to it, and serdes.ReadList and ReadMap the index or key.
+// for the enclosing function to return at once: sgimpl.DecodeRecord adds
+// the field name to it, and sgimpl.ReadList and ReadMap the index or key.
 // present is set for the element of an optional list, map or bytes: an
 // empty value then decodes as non-nil, because nil means absent.
 func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
@@ -357,16 +361,16 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
 		).Else().Block(c.readPresent(t.Elem, dst)...)}
 	case spec.KindList:
 		if t.Elem.Kind == spec.KindRecord {
-			// In place: see serdes.ReadRecordList.
+			// In place: see sgimpl.ReadRecordList.
 			name := c.recordNames[t.Elem.Record]
 			decode := jen.Func().Params(jen.Id("b").Index().Byte(), jen.Id("v").Op("*").Id(name)).Params(jen.Index().Byte(), jen.Error()).Block(
 				jen.Return(jen.Id("v").Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))))
-			out = read(jen.Qual(pathSerdes, "ReadRecordList").Call(jen.Id("b"), decode))
+			out = read(jen.Qual(pathSgimpl, "ReadRecordList").Call(jen.Id("b"), decode))
 			break
 		}
-		out = read(jen.Qual(pathSerdes, "ReadList").Call(jen.Id("b"), c.elemReader(t.Elem)))
+		out = read(jen.Qual(pathSgimpl, "ReadList").Call(jen.Id("b"), c.elemReader(t.Elem)))
 	case spec.KindMap:
-		out = read(jen.Qual(pathSerdes, "ReadMap").Call(jen.Id("b"), c.elemReader(t.Elem)))
+		out = read(jen.Qual(pathSgimpl, "ReadMap").Call(jen.Id("b"), c.elemReader(t.Elem)))
 	default:
 		out = read(jen.Add(c.elemReader(t)).Call(jen.Id("b")))
 	}
@@ -380,11 +384,8 @@ func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
 // decoding one value of type t: the serdes reader of a scalar or enum, else
 // a function literal around readValue.
 func (c *genCtx) elemReader(t *spec.Type) jen.Code {
-	if fn, ok := primFuncs[t.Kind]; ok {
-		return jen.Qual(pathSerdes, "Read"+fn)
-	}
-	if t.Kind == spec.KindEnum {
-		return jen.Qual(pathSerdes, "ReadEnum").Types(jen.Id(c.enumNames[t.Enum]))
+	if fn := c.primFunc("Read", t); fn != nil {
+		return fn
 	}
 	body := append(c.readValue(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
 	return jen.Func().Params(jen.Id("b").Index().Byte()).
@@ -400,9 +401,9 @@ func (c *genCtx) readPresent(t *spec.Type, dst expr) []jen.Code {
 	case t.Kind == spec.KindRecord:
 		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.readValue(t, dst, false)...)
 	}
-	// A scalar or an enum: serdes.ReadPtr allocates the pointer only once
+	// A scalar or an enum: sgimpl.ReadPtr allocates the pointer only once
 	// the value has decoded.
-	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), c.elemReader(t))}
+	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSgimpl, "ReadPtr").Call(jen.Id("b"), c.elemReader(t))}
 }
 
 // generateRecords writes streamgen_records.go: the version gate, the enums
@@ -643,7 +644,7 @@ func (c *genCtx) defaultValue(r *spec.Record, fl *spec.Field) jen.Code {
 }
 
 // genUnmarshalMsg writes the decoder of a record: its field table, and a
-// field decode function for serdes.DecodeRecord, which holds the loop over
+// field decode function for sgimpl.DecodeRecord, which holds the loop over
 // the map and the error handling common to every record.
 func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	name := c.recordNames[r]
@@ -684,14 +685,14 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 	f.Comment("// sgDecode is UnmarshalMsg for a record nested depth deep.")
 	f.Func().Params(jen.Id("r").Op("*").Id(name)).Id("sgDecode").Params(jen.Id("b").Index().Byte(), jen.Id("depth").Int()).Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Op("*").Id("r").Op("=").Id(name).Values(defaults...),
-		jen.Return(jen.Qual(pathSerdes, "DecodeRecord").Call(jen.Id("b"), jen.Id("depth"), jen.Id(fieldsVar(name)), decode)),
+		jen.Return(jen.Qual(pathSgimpl, "DecodeRecord").Call(jen.Id("b"), jen.Id("depth"), jen.Id(fieldsVar(name)), decode)),
 	)
 }
 
-// fieldsVar names the serdes.Fields table of record name.
+// fieldsVar names the sgimpl.Fields table of record name.
 func fieldsVar(name string) string { return "sg" + name + "Fields" }
 
-// fieldTable is a record's serdes.Fields literal, {ID: name, ...}.
+// fieldTable is a record's sgimpl.Fields literal, {ID: name, ...}.
 func (c *genCtx) fieldTable(r *spec.Record) *jen.Statement {
 	var elems []jen.Code
 	var widths []int
@@ -699,7 +700,7 @@ func (c *genCtx) fieldTable(r *spec.Record) *jen.Statement {
 		elems = append(elems, jen.Lit(fl.ID).Op(":").Lit(fl.Name))
 		widths = append(widths, len(fmt.Sprintf("%d: %q", fl.ID, fl.Name)))
 	}
-	return jen.Qual(pathSerdes, "Fields").Values(rows(elems, widths)...)
+	return jen.Qual(pathSgimpl, "Fields").Values(rows(elems, widths)...)
 }
 
 // rows lays out the elements of a composite literal a few to a line, as a

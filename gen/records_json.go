@@ -228,13 +228,18 @@ func (c *genCtx) jsonAppend(t *spec.Type, v expr) []jen.Code {
 		return []jen.Code{jen.If(v().Op("==").Nil()).Block(bAssign("AppendJSONNull")).Else().Block(c.jsonAppend(t.Elem, inner)...)}
 	case spec.KindList:
 		if t.Elem.Kind == spec.KindRecord {
-			return []jen.Code{bAssign("AppendJSONRecordList", v(), jen.Id("o"))}
+			return []jen.Code{implAssign("AppendJSONRecordList", v(), jen.Id("o"))}
 		}
-		return []jen.Code{bAssign("AppendJSONList", v(), c.jsonAppender(t.Elem))}
+		return []jen.Code{implAssign("AppendJSONList", v(), c.jsonAppender(t.Elem))}
 	case spec.KindMap:
-		return []jen.Code{bAssign("AppendJSONMap", v(), c.jsonAppender(t.Elem))}
+		return []jen.Code{implAssign("AppendJSONMap", v(), c.jsonAppender(t.Elem))}
 	}
 	return []jen.Code{bAssign("AppendJSON"+jsonPrim[t.Kind], v())}
+}
+
+// implAssign is bAssign for a generated-only helper of sgimpl.
+func implAssign(fn string, args ...jen.Code) *jen.Statement {
+	return jen.Id("b").Op("=").Qual(pathSgimpl, fn).Call(append([]jen.Code{jen.Id("b")}, args...)...)
 }
 
 // jsonAppender is a function of type func([]byte, goType(t)) []byte
@@ -348,7 +353,7 @@ func (c *genCtx) jsonReadPresent(t *spec.Type, dst expr) []jen.Code {
 	case t.Kind == spec.KindRecord:
 		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.jsonRead(t, dst, false)...)
 	}
-	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSerdes, "ReadPtr").Call(jen.Id("b"), c.jsonElemReader(t))}
+	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSgimpl, "ReadPtr").Call(jen.Id("b"), c.jsonElemReader(t))}
 }
 
 // topicSerde is the serde of one side of a declared topic: the side's

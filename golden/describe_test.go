@@ -1,19 +1,13 @@
 package golden_test
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/streamgen/streamgen/gen"
-	"github.com/streamgen/streamgen/golden/full"
-	"github.com/streamgen/streamgen/golden/hostile-docs"
 	"github.com/streamgen/streamgen/internal/textdiff"
-	"github.com/streamgen/streamgen/runtime/sgapp"
-	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -22,7 +16,7 @@ var describeExts = map[string]string{"text": "txt", "mermaid": "mmd", "dot": "do
 
 // TestDescribe keeps golden/describe/<example>.{txt,mmd,dot} equal to what
 // `streamgen describe` prints for every example. -update rewrites the
-// goldens. TestDescribeIsRuntime pins what it prints to the runtime.
+// goldens. golden/runtimedescribe pins what it prints to the runtime.
 func TestDescribe(t *testing.T) {
 	specs, err := filepath.Glob("../examples/*/streamgen.yaml")
 	if err != nil || len(specs) == 0 {
@@ -43,147 +37,6 @@ func TestDescribe(t *testing.T) {
 				compareGolden(t, filepath.Join("describe", name+"."+ext), got)
 			}
 		})
-	}
-}
-
-// TestDescribeIsRuntime checks, for every generated application in the
-// repository, that `streamgen describe` (rendered from the spec) prints
-// exactly what the generated binary's `describe` prints (rendered from the
-// graph the runtime builds and runs): same sub-topologies, numbers, nodes
-// and order, in every format. It also checks that each sub-topology number
-// is the sub-topology part of the task ids the engine runs
-// (sgstream.TaskID.Sub is SubTopology.ID). Importable packages are compared
-// in process; the main packages are built once, together, and run.
-// Conformance scenarios, which are generated only when the suite runs, are
-// compared by conformance/compare's describe check.
-func TestDescribeIsRuntime(t *testing.T) {
-	inProcess := map[string]*sgapp.App{"full": full.NewApp(), "hostile-docs": hostiledocs.NewApp()}
-	for dir, app := range inProcess {
-		t.Run(dir, func(t *testing.T) {
-			prog, err := spec.ParseFile(filepath.Join(dir, "streamgen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp, err := app.Topology()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTaskIDs(t, tp)
-			for format := range describeExts {
-				want, err := gen.Describe(prog, format)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := sgapp.Describe(app, format)
-				if err != nil {
-					t.Fatal(err)
-				}
-				reportDrift(t, format, want, got)
-			}
-		})
-	}
-	if testing.Short() {
-		t.Skip("-short: building every generated application takes minutes")
-	}
-	var pkgs []string
-	for _, pattern := range []string{"../examples/*/streamgen.yaml", "../docs/examples/*/streamgen.yaml", "../bench/scenarios/*/streamgen.yaml", "../chaos/*/streamgen.yaml"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range m {
-			pkgs = append(pkgs, "./"+filepath.ToSlash(filepath.Dir(p)))
-		}
-	}
-	if len(pkgs) < 10 {
-		t.Fatalf("found only %d generated applications", len(pkgs))
-	}
-	binOf := buildApps(t, pkgs)
-	for _, pkg := range pkgs {
-		t.Run(strings.TrimPrefix(pkg, "./../"), func(t *testing.T) {
-			prog, err := spec.ParseFile(filepath.Join(pkg, "streamgen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for format := range describeExts {
-				want, err := gen.Describe(prog, format)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := exec.Command(binOf[pkg], "describe", "-format", format).Output()
-				if err != nil {
-					t.Fatalf("%s describe: %v", pkg, err)
-				}
-				reportDrift(t, format, want, string(out))
-			}
-		})
-	}
-}
-
-// buildApps builds the main packages pkgs and returns each one's binary.
-// go build -o names a binary after its package's directory, so packages
-// that share a directory name (examples/windows, docs/examples/windows) are
-// built in separate rounds, each into a directory of its own; each round
-// is one go build, which shares the compilation of the runtime.
-func buildApps(t *testing.T, pkgs []string) map[string]string {
-	t.Helper()
-	var rounds [][]string
-	round := map[string]int{} // base name -> rounds that already hold one
-	for _, pkg := range pkgs {
-		i := round[filepath.Base(pkg)]
-		round[filepath.Base(pkg)]++
-		if i == len(rounds) {
-			rounds = append(rounds, nil)
-		}
-		rounds[i] = append(rounds[i], pkg)
-	}
-	binOf := map[string]string{}
-	for i, r := range rounds {
-		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
-		build := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, r...)...)
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
-		for _, pkg := range r {
-			binOf[pkg] = filepath.Join(dir, filepath.Base(pkg))
-		}
-	}
-	return binOf
-}
-
-// reportDrift fails on a difference between the two descriptions.
-func reportDrift(t *testing.T, format, want, got string) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s: streamgen describe differs from the runtime's:\n%s", format, textdiff.Unified("streamgen describe", "runtime", want, got))
-	}
-}
-
-// checkTaskIDs checks that sub-topology i of the description is the
-// runtime's sub-topology i, whose tasks the engine names i_<partition>.
-func checkTaskIDs(t *testing.T, tp *sgstream.Topology) {
-	t.Helper()
-	g := tp.Describe()
-	subs := tp.SubTopologies()
-	if len(g.Subs) != len(subs) {
-		t.Fatalf("description has %d sub-topologies, the runtime %d", len(g.Subs), len(subs))
-	}
-	for i, s := range subs {
-		if s.ID != i {
-			t.Errorf("runtime sub-topology %d has id %d", i, s.ID)
-		}
-		if id := (sgstream.TaskID{Sub: s.ID, Partition: 3}).String(); id != fmt.Sprintf("%d_3", i) {
-			t.Errorf("partition 3 of sub-topology %d runs as task %s", i, id)
-		}
-		names := map[string]bool{}
-		for _, n := range g.Subs[i] {
-			names[n.Name] = true
-		}
-		for _, n := range s.Nodes {
-			if name := tp.Nodes()[n].Name; !names[name] {
-				t.Errorf("node %q of runtime sub-topology %d is not in described sub-topology %d", name, i, i)
-			}
-		}
 	}
 }
 

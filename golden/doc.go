@@ -8,5 +8,8 @@
 // examples, chaos, bench, gen/testdata; conformance scenarios must generate)
 // and compares the committed generated files with the generator's output.
 // `make generate` (go test ./golden -run TestGolden -update) rewrites them
-// all.
+// all. No test of this package imports a generated package, so that
+// regeneration builds even when a runtime or generator change has left the
+// committed generated code uncompilable; the check that links golden/full
+// to compare describe with the runtime lives in golden/runtimedescribe.
 package golden

@@ -142,3 +142,6 @@ func AppendTimestamp(b []byte, t time.Time) []byte { return AppendInt64(b, t.Uni
 // AppendDuration appends d as an integer of milliseconds, truncated toward
 // zero.
 func AppendDuration(b []byte, d time.Duration) []byte { return AppendInt64(b, d.Milliseconds()) }
+
+// AppendEnum appends a generated enum: its int32 number.
+func AppendEnum[E ~int32](b []byte, v E) []byte { return AppendInt64(b, int64(v)) }

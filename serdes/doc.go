@@ -3,20 +3,22 @@
 //
 // It has four parts:
 //
-//   - append-style msgpack primitives (AppendString, ReadString, Skip, …)
-//     and the loops over a record's fields and a collection's elements
-//     (DecodeRecord, ReadList, AppendMap, …) that generated record code
-//     calls, so each generated record states only its own fields.
-//     Encoding appends to a caller-owned buffer and allocates nothing
-//     else; decoding allocates only what the result owns (strings, slices,
-//     maps, pointers of optional fields).
+//   - append-style msgpack primitives (AppendString, ReadString, Skip, …),
+//     public low-level API as protowire is: generated record code calls
+//     them, and so may hand-written code that reads or writes the record
+//     format. Encoding appends to a caller-owned buffer and allocates
+//     nothing else; decoding allocates only what the result owns (strings,
+//     slices, maps, pointers of optional fields). The loops over a
+//     record's fields and a collection's elements that only generated code
+//     calls live in runtime/sgimpl.
 //   - Kafka-compatible serdes for primitive keys and values (String, Int64,
 //     …), byte-for-byte equal to Kafka's Java serializers.
 //   - the Serde interface the runtime uses, with Msgpack for generated
 //     records and Enum for generated enums.
 //   - the json format of topics that name it (json_*.go): append-style
-//     JSON primitives (AppendJSONString, ReadJSONInt64, SkipJSON, …) that
-//     generated AppendJSON and DecodeJSON methods call, and JSON and
+//     JSON primitives (AppendJSONString, ReadJSONInt64, ReadJSONObject,
+//     SkipJSON, …) that generated AppendJSON and DecodeJSON methods call
+//     (the collection appenders are in runtime/sgimpl), and JSON and
 //     JSONValue, their serdes. docs/formats.md has the mapping.
 //
 // # Record wire format

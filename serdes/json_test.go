@@ -255,18 +255,10 @@ func FuzzSkipJSON(f *testing.F) {
 }
 
 func TestJSONCollectionsAndObjects(t *testing.T) {
-	m := map[string]int64{"b": 2, "a": 1, "é\n": 3}
-	b := AppendJSONMap(nil, m, AppendJSONInt64)
-	if want := stdJSON(t, m); string(b) != want {
-		t.Errorf("AppendJSONMap = %s, want %s", b, want)
-	}
+	b := []byte(`{"a":1,"b":2,"\u00e9\n":3}`)
 	got, _, err := ReadJSONMap(b, ReadJSONInt64)
 	if err != nil || len(got) != 3 || got["é\n"] != 3 {
 		t.Errorf("ReadJSONMap(%s) = %v, %v", b, got, err)
-	}
-	list := []string{"x", "y"}
-	if b := AppendJSONList(nil, list, AppendJSONString); string(b) != `["x","y"]` {
-		t.Errorf("AppendJSONList = %s", b)
 	}
 	_, _, err = ReadJSONList([]byte(`["a", 2]`), ReadJSONString)
 	if err == nil || err.(*DecodeError).Path != "[1]" {
@@ -298,13 +290,11 @@ func TestJSONCollectionsAndObjects(t *testing.T) {
 func TestJSONAppendAllocs(t *testing.T) {
 	buf := make([]byte, 0, 1024)
 	ts := time.UnixMilli(1700000000123)
-	m := map[string]int64{"a": 1, "b": 2}
 	n := testing.AllocsPerRun(100, func() {
 		b := AppendJSONString(buf[:0], "héllo \"x\"\u2028")
 		b = AppendJSONFloat64(b, 0.1)
 		b = AppendJSONTimestamp(b, ts)
 		b = AppendJSONBytes(b, []byte("abc"))
-		b = AppendJSONMap(b, m, AppendJSONInt64)
 		_ = b
 	})
 	if n != 0 {

@@ -3,8 +3,6 @@ package serdes
 import (
 	"encoding/binary"
 	"math"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -567,50 +565,9 @@ func skipSize(b []byte) (size, children uint64, ok bool) {
 	return 0, 0, false
 }
 
-// SortedKeys appends the keys of m to buf in sorted order and returns it.
-// Generated encoders write map fields in key order so that equal records
-// always encode to equal bytes, which matters for records used as Kafka keys
-// (partitioning, compaction). Passing a small array-backed buf keeps maps of
-// up to its capacity free of heap allocations.
-func SortedKeys[V any](m map[string]V, buf []string) []string {
-	for k := range m {
-		buf = append(buf, k)
-	}
-	if len(buf) > 12 {
-		slices.Sort(buf)
-		return buf
-	}
-	// Insertion sort: maps in records are usually small, and this keeps
-	// them free of the generic sort's overhead.
-	for i := 1; i < len(buf); i++ {
-		for j := i; j > 0 && buf[j] < buf[j-1]; j-- {
-			buf[j], buf[j-1] = buf[j-1], buf[j]
-		}
-	}
-	return buf
-}
-
-// Entry is one key/value pair of a map field.
-type Entry[V any] struct {
-	Key   string
-	Value V
-}
-
-// SortedEntries is SortedKeys with the values: it saves encoders a map
-// lookup per key. Generated code uses it for maps of small values and
-// SortedKeys for maps of records, which would be copied.
-func SortedEntries[V any](m map[string]V, buf []Entry[V]) []Entry[V] {
-	for k, v := range m {
-		buf = append(buf, Entry[V]{k, v})
-	}
-	if len(buf) > 12 {
-		slices.SortFunc(buf, func(a, b Entry[V]) int { return strings.Compare(a.Key, b.Key) })
-		return buf
-	}
-	for i := 1; i < len(buf); i++ {
-		for j := i; j > 0 && buf[j].Key < buf[j-1].Key; j-- {
-			buf[j], buf[j-1] = buf[j-1], buf[j]
-		}
-	}
-	return buf
+// ReadEnum decodes a generated enum: its int32 number, kept as it is when the
+// schema does not declare it.
+func ReadEnum[E ~int32](b []byte) (E, []byte, error) {
+	v, rest, err := ReadInt32(b)
+	return E(v), rest, err
 }

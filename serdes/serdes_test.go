@@ -332,7 +332,6 @@ func TestDecodeErrorPathAndOffset(t *testing.T) {
 func TestAppendAllocs(t *testing.T) {
 	buf := make([]byte, 0, 1024)
 	s := strings.Repeat("x", 40)
-	m := map[string]int64{"b": 1, "a": 2, "c": 3}
 	allocs := testing.AllocsPerRun(100, func() {
 		b := buf[:0]
 		b = AppendString(b, s)
@@ -340,41 +339,9 @@ func TestAppendAllocs(t *testing.T) {
 		b = AppendFloat64(b, 1.5)
 		b = AppendTimestamp(b, time.Unix(1, 0))
 		b = AppendBytes(b, []byte(s))
-		var kb [8]string
-		for _, k := range SortedKeys(m, kb[:0]) {
-			b = AppendString(b, k)
-			b = AppendInt64(b, m[k])
-		}
-		var eb [8]Entry[int64]
-		for _, e := range SortedEntries(m, eb[:0]) {
-			b = AppendString(b, e.Key)
-			b = AppendInt64(b, e.Value)
-		}
 		_ = b
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocs, want 0", allocs)
-	}
-}
-
-func TestSortedKeys(t *testing.T) {
-	m := map[string]int{}
-	for i := 0; i < 40; i++ {
-		m[string(rune('a'+i%26))+string(rune('a'+i/26))] = i
-	}
-	keys := SortedKeys(m, nil)
-	for i := 1; i < len(keys); i++ {
-		if keys[i-1] >= keys[i] {
-			t.Fatalf("not sorted: %v", keys)
-		}
-	}
-	if keys := SortedKeys(map[string]int{"b": 1, "a": 2}, nil); keys[0] != "a" || keys[1] != "b" {
-		t.Errorf("small map: %v", keys)
-	}
-	entries := SortedEntries(m, nil)
-	for i, e := range entries {
-		if e.Key != keys[i] || e.Value != m[e.Key] {
-			t.Fatalf("entry %d = %+v, want key %q", i, e, keys[i])
-		}
 	}
 }

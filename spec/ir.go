@@ -513,6 +513,8 @@ type Join struct {
 	// Kafka Streams names a named join's processors after it (Joined.as,
 	// Named.as), where the node's Name is qualified by its pipeline.
 	Name string
+	// NamePos is where Name is written, when it is set.
+	NamePos Pos
 	// Stream-stream window: left.ts - Before <= right.ts <= left.ts + After.
 	Before time.Duration
 	After  time.Duration

@@ -78,7 +78,7 @@ func (p *parser) stepJoin(s *step) *Node {
 		return n
 	}
 	js := &joinStep{step: s, o: o, n: n, j: j, left: s.in, right: right}
-	j.Name = s.stepName
+	j.Name, j.NamePos = s.stepName, s.namePos
 	if !js.shape() {
 		return n
 	}

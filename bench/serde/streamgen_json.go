@@ -3,7 +3,10 @@
 
 package serde
 
-import "github.com/streamgen/streamgen/serdes"
+import (
+	"github.com/streamgen/streamgen/runtime/sgimpl"
+	"github.com/streamgen/streamgen/serdes"
+)
 
 // sgAppendJSONStatus appends the name of v as a JSON string, or its number for a value
 // the schema does not declare (kept from a newer writer).
@@ -156,13 +159,13 @@ func (r *Order) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 	b = append(b, ",\"placed_at\":"...)
 	b = serdes.AppendJSONTime(b, r.PlacedAt, o)
 	b = append(b, ",\"items\":"...)
-	b = serdes.AppendJSONRecordList(b, r.Items, o)
+	b = sgimpl.AppendJSONRecordList(b, r.Items, o)
 	if r.Note != nil {
 		b = append(b, ",\"note\":"...)
 		b = serdes.AppendJSONString(b, *r.Note)
 	}
 	b = append(b, ",\"tags\":"...)
-	b = serdes.AppendJSONMap(b, r.Tags, serdes.AppendJSONInt64)
+	b = sgimpl.AppendJSONMap(b, r.Tags, serdes.AppendJSONInt64)
 	b = append(b, ",\"status\":"...)
 	b = sgAppendJSONStatus(b, r.Status)
 	b = append(b, ",\"shipping\":"...)
@@ -198,7 +201,7 @@ func (r *Order) sgDecodeJSON(b []byte, depth int) ([]byte, error) {
 				return v.sgDecodeJSON(b, depth+1)
 			})
 		case "note":
-			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadJSONString)
+			r.Note, b, err = sgimpl.ReadPtr(b, serdes.ReadJSONString)
 		case "tags":
 			r.Tags, b, err = serdes.ReadJSONMap(b, serdes.ReadJSONInt64)
 		case "status":

@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Payment is the record "Payment" of the spec.
@@ -42,12 +42,12 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+var sgPaymentFields = sgimpl.Fields{1: "order_id", 2: "amount"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
-	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)

@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // EnrichedOrder is the record "EnrichedOrder" of the spec.
@@ -57,21 +57,21 @@ func (r *EnrichedOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgEnrichedOrderFields = serdes.Fields{1: "order_id", 2: "amount", 3: "user_name", 4: "country"}
+var sgEnrichedOrderFields = sgimpl.Fields{1: "order_id", 2: "amount", 3: "user_name", 4: "country"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *EnrichedOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = EnrichedOrder{}
-	return serdes.DecodeRecord(b, depth, sgEnrichedOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgEnrichedOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
 		case 2:
 			r.Amount, b, err = serdes.ReadFloat64(b)
 		case 3:
-			r.UserName, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.UserName, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 4:
-			r.Country, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.Country, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		}
 		return b, err
 	})
@@ -108,12 +108,12 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
+var sgOrderFields = sgimpl.Fields{1: "id", 2: "user_id", 3: "amount"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
-	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
@@ -157,12 +157,12 @@ func (r *PaidOrder) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgPaidOrderFields = serdes.Fields{1: "order_id", 2: "ordered", 3: "paid"}
+var sgPaidOrderFields = sgimpl.Fields{1: "order_id", 2: "ordered", 3: "paid"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *PaidOrder) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = PaidOrder{}
-	return serdes.DecodeRecord(b, depth, sgPaidOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgPaidOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
@@ -204,12 +204,12 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount"}
+var sgPaymentFields = sgimpl.Fields{1: "order_id", 2: "amount"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
-	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
@@ -251,12 +251,12 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+var sgUserFields = sgimpl.Fields{1: "id", 2: "name", 3: "country"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = User{}
-	return serdes.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)

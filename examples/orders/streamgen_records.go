@@ -16,8 +16,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Where an order is in its life.
@@ -77,12 +77,12 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgItemFields = serdes.Fields{1: "sku", 2: "name", 3: "qty", 4: "price"}
+var sgItemFields = sgimpl.Fields{1: "sku", 2: "name", 3: "qty", 4: "price"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{}
-	return serdes.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.SKU, b, err = serdes.ReadString(b)
@@ -129,7 +129,7 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	b = serdes.AppendString(append(b, 2), r.UserID)
 	b = serdes.AppendFloat64(append(b, 3), r.Amount)
 	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
-	b = serdes.AppendRecordList(append(b, 5), r.Items)
+	b = sgimpl.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
 		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
@@ -142,7 +142,7 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderFields = serdes.Fields{
+var sgOrderFields = sgimpl.Fields{
 	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
 	6: "note", 7: "status",
 }
@@ -150,7 +150,7 @@ var sgOrderFields = serdes.Fields{
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{Status: StatusPending}
-	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
@@ -161,11 +161,11 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 		case 5:
-			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+			r.Items, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
 				return v.sgDecode(b, depth+1)
 			})
 		case 6:
-			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.Note, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 7:
 			r.Status, b, err = serdes.ReadEnum[Status](b)
 		}

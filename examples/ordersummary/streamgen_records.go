@@ -15,8 +15,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Order is the record "Order" of the spec.
@@ -47,12 +47,12 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount", 4: "placed_at"}
+var sgOrderFields = sgimpl.Fields{1: "id", 2: "user_id", 3: "amount", 4: "placed_at"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
-	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
@@ -106,12 +106,12 @@ func (r *OrderSummary) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderSummaryFields = serdes.Fields{1: "orders", 2: "total", 3: "largest", 4: "last_order"}
+var sgOrderSummaryFields = sgimpl.Fields{1: "orders", 2: "total", 3: "largest", 4: "last_order"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = OrderSummary{}
-	return serdes.DecodeRecord(b, depth, sgOrderSummaryFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderSummaryFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Orders, b, err = serdes.ReadInt64(b)
@@ -120,7 +120,7 @@ func (r *OrderSummary) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 3:
 			r.Largest, b, err = serdes.ReadFloat64(b)
 		case 4:
-			r.LastOrder, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.LastOrder, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		}
 		return b, err
 	})

@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Where an order is in its life.
@@ -71,12 +71,12 @@ func (r *Country) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgCountryFields = serdes.Fields{1: "code", 2: "name"}
+var sgCountryFields = sgimpl.Fields{1: "code", 2: "name"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Country) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Country{}
-	return serdes.DecodeRecord(b, depth, sgCountryFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgCountryFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Code, b, err = serdes.ReadString(b)
@@ -127,12 +127,12 @@ func (r *Enriched) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgEnrichedFields = serdes.Fields{1: "order", 2: "user"}
+var sgEnrichedFields = sgimpl.Fields{1: "order", 2: "user"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Enriched) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Enriched{}
-	return serdes.DecodeRecord(b, depth, sgEnrichedFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgEnrichedFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Order = new(Order)
@@ -174,12 +174,12 @@ func (r *Item) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgItemFields = serdes.Fields{1: "sku", 2: "qty"}
+var sgItemFields = sgimpl.Fields{1: "sku", 2: "qty"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Item) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Item{Qty: 1}
-	return serdes.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgItemFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.SKU, b, err = serdes.ReadString(b)
@@ -240,11 +240,11 @@ func (r *Order) AppendMsg(b []byte) []byte {
 	b = serdes.AppendString(append(b, 2), r.UserID)
 	b = serdes.AppendFloat64(append(b, 3), r.Amount)
 	b = serdes.AppendTimestamp(append(b, 4), r.PlacedAt)
-	b = serdes.AppendRecordList(append(b, 5), r.Items)
+	b = sgimpl.AppendRecordList(append(b, 5), r.Items)
 	if r.Note != nil {
 		b = serdes.AppendString(append(b, 6), *r.Note)
 	}
-	b = serdes.AppendMap(append(b, 7), r.Tags, serdes.AppendInt64)
+	b = sgimpl.AppendMap(append(b, 7), r.Tags, serdes.AppendInt64)
 	b = serdes.AppendEnum[Status](append(b, 8), r.Status)
 	b = serdes.AppendBytes(append(b, 9), r.Raw)
 	b = serdes.AppendBool(append(b, 10), r.Paid)
@@ -263,7 +263,7 @@ func (r *Order) AppendMsg(b []byte) []byte {
 				// Keys in sorted order: equal records encode to equal bytes.
 				var kb1 [16]string
 				b = serdes.AppendMapHeader(b, len(r.Nested[i0]))
-				for _, k1 := range serdes.SortedKeys(r.Nested[i0], kb1[:0]) {
+				for _, k1 := range sgimpl.SortedKeys(r.Nested[i0], kb1[:0]) {
 					b = serdes.AppendString(b, k1)
 					v1 := r.Nested[i0][k1]
 					b = v1.AppendMsg(b)
@@ -280,7 +280,7 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderFields = serdes.Fields{
+var sgOrderFields = sgimpl.Fields{
 	1: "id", 2: "user_id", 3: "amount", 4: "placed_at", 5: "items",
 	6: "note", 7: "tags", 8: "status", 9: "raw", 10: "paid", 11: "small",
 	12: "big", 13: "u32", 14: "u64", 15: "ratio", 16: "ttl", 17: "legacy",
@@ -294,7 +294,7 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		TTL: 300000 * time.Millisecond,
 		Due: time.UnixMilli(1704164645000).UTC(),
 	}
-	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
@@ -305,13 +305,13 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 4:
 			r.PlacedAt, b, err = serdes.ReadTimestamp(b)
 		case 5:
-			r.Items, b, err = serdes.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
+			r.Items, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Item) ([]byte, error) {
 				return v.sgDecode(b, depth+1)
 			})
 		case 6:
-			r.Note, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.Note, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 7:
-			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadInt64)
+			r.Tags, b, err = sgimpl.ReadMap(b, serdes.ReadInt64)
 		case 8:
 			r.Status, b, err = serdes.ReadEnum[Status](b)
 		case 9:
@@ -333,8 +333,8 @@ func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 17:
 			r.Legacy, b, err = serdes.ReadString(b)
 		case 18:
-			r.Nested, b, err = serdes.ReadList(b, func(b []byte) (v map[string]Item, _ []byte, err error) {
-				v, b, err = serdes.ReadMap(b, func(b []byte) (v Item, _ []byte, err error) {
+			r.Nested, b, err = sgimpl.ReadList(b, func(b []byte) (v map[string]Item, _ []byte, err error) {
+				v, b, err = sgimpl.ReadMap(b, func(b []byte) (v Item, _ []byte, err error) {
 					b, err = v.sgDecode(b, depth+1)
 					return v, b, err
 				})
@@ -381,12 +381,12 @@ func (r *Payment) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgPaymentFields = serdes.Fields{1: "order_id", 2: "amount", 3: "at"}
+var sgPaymentFields = sgimpl.Fields{1: "order_id", 2: "amount", 3: "at"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Payment) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Payment{}
-	return serdes.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgPaymentFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.OrderID, b, err = serdes.ReadString(b)
@@ -428,12 +428,12 @@ func (r *Stats) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgStatsFields = serdes.Fields{1: "count", 2: "total"}
+var sgStatsFields = sgimpl.Fields{1: "count", 2: "total"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Stats) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Stats{}
-	return serdes.DecodeRecord(b, depth, sgStatsFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgStatsFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Count, b, err = serdes.ReadInt64(b)
@@ -469,7 +469,7 @@ func (r *Tree) AppendMsg(b []byte) []byte {
 		n++
 	}
 	b = serdes.AppendMapHeader(b, n)
-	b = serdes.AppendRecordList(append(b, 1), r.Children)
+	b = sgimpl.AppendRecordList(append(b, 1), r.Children)
 	if r.Parent != nil {
 		b = r.Parent.AppendMsg(append(b, 2))
 	}
@@ -481,15 +481,15 @@ func (r *Tree) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgTreeFields = serdes.Fields{1: "children", 2: "parent"}
+var sgTreeFields = sgimpl.Fields{1: "children", 2: "parent"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Tree) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Tree{}
-	return serdes.DecodeRecord(b, depth, sgTreeFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgTreeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
-			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Tree) ([]byte, error) {
+			r.Children, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Tree) ([]byte, error) {
 				return v.sgDecode(b, depth+1)
 			})
 		case 2:
@@ -531,12 +531,12 @@ func (r *User) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgUserFields = serdes.Fields{1: "id", 2: "name", 3: "country"}
+var sgUserFields = sgimpl.Fields{1: "id", 2: "name", 3: "country"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *User) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = User{}
-	return serdes.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgUserFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)

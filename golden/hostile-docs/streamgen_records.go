@@ -13,8 +13,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // */ func init() { pwned() } /*
@@ -77,7 +77,7 @@ func (r *Note) AppendMsg(b []byte) []byte {
 	b = serdes.AppendMapHeader(b, 3)
 	b = serdes.AppendString(append(b, 1), r.Text)
 	b = serdes.AppendEnum[Mood](append(b, 2), r.Mood)
-	b = serdes.AppendMap(append(b, 3), r.Tags, serdes.AppendString)
+	b = sgimpl.AppendMap(append(b, 3), r.Tags, serdes.AppendString)
 	return b
 }
 
@@ -86,19 +86,19 @@ func (r *Note) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgNoteFields = serdes.Fields{1: "text", 2: "mood", 3: "tags"}
+var sgNoteFields = sgimpl.Fields{1: "text", 2: "mood", 3: "tags"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Note) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Note{Text: "\"); pwned(); (\"` \n */ pwned() /* \\"}
-	return serdes.DecodeRecord(b, depth, sgNoteFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgNoteFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Text, b, err = serdes.ReadString(b)
 		case 2:
 			r.Mood, b, err = serdes.ReadEnum[Mood](b)
 		case 3:
-			r.Tags, b, err = serdes.ReadMap(b, serdes.ReadString)
+			r.Tags, b, err = sgimpl.ReadMap(b, serdes.ReadString)
 		}
 		return b, err
 	})

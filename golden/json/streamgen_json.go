@@ -4,6 +4,7 @@
 package json
 
 import (
+	"github.com/streamgen/streamgen/runtime/sgimpl"
 	"github.com/streamgen/streamgen/serdes"
 	"time"
 )
@@ -94,11 +95,11 @@ func (r *Everything) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 	}
 	if r.OptList != nil {
 		b = append(b, ",\"opt_list\":"...)
-		b = serdes.AppendJSONList(b, r.OptList, serdes.AppendJSONString)
+		b = sgimpl.AppendJSONList(b, r.OptList, serdes.AppendJSONString)
 	}
 	if r.OptMap != nil {
 		b = append(b, ",\"opt_map\":"...)
-		b = serdes.AppendJSONMap(b, r.OptMap, serdes.AppendJSONFloat64)
+		b = sgimpl.AppendJSONMap(b, r.OptMap, serdes.AppendJSONFloat64)
 	}
 	if r.OptBytes != nil {
 		b = append(b, ",\"opt_bytes\":"...)
@@ -113,11 +114,11 @@ func (r *Everything) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 		b = serdes.AppendJSONTime(b, *r.OptAt, o)
 	}
 	b = append(b, ",\"list_s\":"...)
-	b = serdes.AppendJSONList(b, r.ListS, serdes.AppendJSONString)
+	b = sgimpl.AppendJSONList(b, r.ListS, serdes.AppendJSONString)
 	b = append(b, ",\"list_leaf\":"...)
-	b = serdes.AppendJSONRecordList(b, r.ListLeaf, o)
+	b = sgimpl.AppendJSONRecordList(b, r.ListLeaf, o)
 	b = append(b, ",\"list_opt\":"...)
-	b = serdes.AppendJSONList(b, r.ListOpt, func(b []byte, v *int64) []byte {
+	b = sgimpl.AppendJSONList(b, r.ListOpt, func(b []byte, v *int64) []byte {
 		if v == nil {
 			b = serdes.AppendJSONNull(b)
 		} else {
@@ -126,31 +127,31 @@ func (r *Everything) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 		return b
 	})
 	b = append(b, ",\"list_list\":"...)
-	b = serdes.AppendJSONList(b, r.ListList, func(b []byte, v []uint32) []byte {
-		b = serdes.AppendJSONList(b, v, serdes.AppendJSONUint32)
+	b = sgimpl.AppendJSONList(b, r.ListList, func(b []byte, v []uint32) []byte {
+		b = sgimpl.AppendJSONList(b, v, serdes.AppendJSONUint32)
 		return b
 	})
 	b = append(b, ",\"list_map\":"...)
-	b = serdes.AppendJSONList(b, r.ListMap, func(b []byte, v map[string]bool) []byte {
-		b = serdes.AppendJSONMap(b, v, serdes.AppendJSONBool)
+	b = sgimpl.AppendJSONList(b, r.ListMap, func(b []byte, v map[string]bool) []byte {
+		b = sgimpl.AppendJSONMap(b, v, serdes.AppendJSONBool)
 		return b
 	})
 	b = append(b, ",\"list_status\":"...)
-	b = serdes.AppendJSONList(b, r.ListStatus, sgAppendJSONStatus)
+	b = sgimpl.AppendJSONList(b, r.ListStatus, sgAppendJSONStatus)
 	b = append(b, ",\"map_s\":"...)
-	b = serdes.AppendJSONMap(b, r.MapS, serdes.AppendJSONString)
+	b = sgimpl.AppendJSONMap(b, r.MapS, serdes.AppendJSONString)
 	b = append(b, ",\"map_leaf\":"...)
-	b = serdes.AppendJSONMap(b, r.MapLeaf, func(b []byte, v Leaf) []byte {
+	b = sgimpl.AppendJSONMap(b, r.MapLeaf, func(b []byte, v Leaf) []byte {
 		b = v.AppendJSONWith(b, o)
 		return b
 	})
 	b = append(b, ",\"map_list\":"...)
-	b = serdes.AppendJSONMap(b, r.MapList, func(b []byte, v []Leaf) []byte {
-		b = serdes.AppendJSONRecordList(b, v, o)
+	b = sgimpl.AppendJSONMap(b, r.MapList, func(b []byte, v []Leaf) []byte {
+		b = sgimpl.AppendJSONRecordList(b, v, o)
 		return b
 	})
 	b = append(b, ",\"map_opt_leaf\":"...)
-	b = serdes.AppendJSONMap(b, r.MapOptLeaf, func(b []byte, v *Leaf) []byte {
+	b = sgimpl.AppendJSONMap(b, r.MapOptLeaf, func(b []byte, v *Leaf) []byte {
 		b = v.AppendJSONWith(b, o)
 		return b
 	})
@@ -222,9 +223,9 @@ func (r *Everything) sgDecodeJSON(b []byte, depth int) ([]byte, error) {
 		case "leaf":
 			b, err = r.Leaf.sgDecodeJSON(b, depth+1)
 		case "opt_s":
-			r.OptS, b, err = serdes.ReadPtr(b, serdes.ReadJSONString)
+			r.OptS, b, err = sgimpl.ReadPtr(b, serdes.ReadJSONString)
 		case "opt_i":
-			r.OptI, b, err = serdes.ReadPtr(b, serdes.ReadJSONInt32)
+			r.OptI, b, err = sgimpl.ReadPtr(b, serdes.ReadJSONInt32)
 		case "opt_leaf":
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecodeJSON(b, depth+1)
@@ -244,9 +245,9 @@ func (r *Everything) sgDecodeJSON(b []byte, depth int) ([]byte, error) {
 				r.OptBytes = []byte{}
 			}
 		case "opt_status":
-			r.OptStatus, b, err = serdes.ReadPtr(b, sgReadJSONStatus)
+			r.OptStatus, b, err = sgimpl.ReadPtr(b, sgReadJSONStatus)
 		case "opt_at":
-			r.OptAt, b, err = serdes.ReadPtr(b, serdes.ReadJSONTimestamp)
+			r.OptAt, b, err = sgimpl.ReadPtr(b, serdes.ReadJSONTimestamp)
 		case "list_s":
 			r.ListS, b, err = serdes.ReadJSONList(b, serdes.ReadJSONString)
 		case "list_leaf":
@@ -259,7 +260,7 @@ func (r *Everything) sgDecodeJSON(b []byte, depth int) ([]byte, error) {
 					b = serdes.SkipJSONSpace(b)[4:]
 					v = nil
 				} else {
-					v, b, err = serdes.ReadPtr(b, serdes.ReadJSONInt64)
+					v, b, err = sgimpl.ReadPtr(b, serdes.ReadJSONInt64)
 				}
 				return v, b, err
 			})
@@ -386,9 +387,9 @@ func (r *Node) AppendJSONWith(b []byte, o serdes.JSONOptions) []byte {
 		b = r.Next.AppendJSONWith(b, o)
 	}
 	b = append(b, ",\"children\":"...)
-	b = serdes.AppendJSONRecordList(b, r.Children, o)
+	b = sgimpl.AppendJSONRecordList(b, r.Children, o)
 	b = append(b, ",\"by_name\":"...)
-	b = serdes.AppendJSONMap(b, r.ByName, func(b []byte, v Node) []byte {
+	b = sgimpl.AppendJSONMap(b, r.ByName, func(b []byte, v Node) []byte {
 		b = v.AppendJSONWith(b, o)
 		return b
 	})

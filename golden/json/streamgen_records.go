@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Where an order is in its life.
@@ -66,12 +66,12 @@ func (r *Empty) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgEmptyFields = serdes.Fields{}
+var sgEmptyFields = sgimpl.Fields{}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Empty) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Empty{}
-	return serdes.DecodeRecord(b, depth, sgEmptyFields, nil)
+	return sgimpl.DecodeRecord(b, depth, sgEmptyFields, nil)
 }
 
 // IsNil implements serdes.Record.
@@ -184,10 +184,10 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		b = r.OptLeaf.AppendMsg(append(b, 16))
 	}
 	if r.OptList != nil {
-		b = serdes.AppendList(append(b, 17), r.OptList, serdes.AppendString)
+		b = sgimpl.AppendList(append(b, 17), r.OptList, serdes.AppendString)
 	}
 	if r.OptMap != nil {
-		b = serdes.AppendMap(append(b, 18), r.OptMap, serdes.AppendFloat64)
+		b = sgimpl.AppendMap(append(b, 18), r.OptMap, serdes.AppendFloat64)
 	}
 	if r.OptBytes != nil {
 		b = serdes.AppendBytes(append(b, 19), r.OptBytes)
@@ -198,8 +198,8 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	if r.OptAt != nil {
 		b = serdes.AppendTimestamp(append(b, 21), *r.OptAt)
 	}
-	b = serdes.AppendList(append(b, 22), r.ListS, serdes.AppendString)
-	b = serdes.AppendRecordList(append(b, 23), r.ListLeaf)
+	b = sgimpl.AppendList(append(b, 22), r.ListS, serdes.AppendString)
+	b = sgimpl.AppendRecordList(append(b, 23), r.ListLeaf)
 	b = append(b, 24)
 	b = serdes.AppendArrayHeader(b, len(r.ListOpt))
 	for i0 := range r.ListOpt {
@@ -212,21 +212,21 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 	b = append(b, 25)
 	b = serdes.AppendArrayHeader(b, len(r.ListList))
 	for i0 := range r.ListList {
-		b = serdes.AppendList(b, r.ListList[i0], serdes.AppendUint32)
+		b = sgimpl.AppendList(b, r.ListList[i0], serdes.AppendUint32)
 	}
 	b = append(b, 26)
 	b = serdes.AppendArrayHeader(b, len(r.ListMap))
 	for i0 := range r.ListMap {
-		b = serdes.AppendMap(b, r.ListMap[i0], serdes.AppendBool)
+		b = sgimpl.AppendMap(b, r.ListMap[i0], serdes.AppendBool)
 	}
-	b = serdes.AppendList(append(b, 27), r.ListStatus, serdes.AppendEnum[Status])
-	b = serdes.AppendMap(append(b, 28), r.MapS, serdes.AppendString)
+	b = sgimpl.AppendList(append(b, 27), r.ListStatus, serdes.AppendEnum[Status])
+	b = sgimpl.AppendMap(append(b, 28), r.MapS, serdes.AppendString)
 	b = append(b, 29)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapLeaf))
-		for _, k0 := range serdes.SortedKeys(r.MapLeaf, kb0[:0]) {
+		for _, k0 := range sgimpl.SortedKeys(r.MapLeaf, kb0[:0]) {
 			b = serdes.AppendString(b, k0)
 			v0 := r.MapLeaf[k0]
 			b = v0.AppendMsg(b)
@@ -237,10 +237,10 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapList))
-		for _, k0 := range serdes.SortedKeys(r.MapList, kb0[:0]) {
+		for _, k0 := range sgimpl.SortedKeys(r.MapList, kb0[:0]) {
 			b = serdes.AppendString(b, k0)
 			v0 := r.MapList[k0]
-			b = serdes.AppendRecordList(b, v0)
+			b = sgimpl.AppendRecordList(b, v0)
 		}
 	}
 	b = append(b, 31)
@@ -248,7 +248,7 @@ func (r *Everything) AppendMsg(b []byte) []byte {
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.MapOptLeaf))
-		for _, k0 := range serdes.SortedKeys(r.MapOptLeaf, kb0[:0]) {
+		for _, k0 := range sgimpl.SortedKeys(r.MapOptLeaf, kb0[:0]) {
 			b = serdes.AppendString(b, k0)
 			v0 := r.MapOptLeaf[k0]
 			b = v0.AppendMsg(b)
@@ -273,7 +273,7 @@ func (r *Everything) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgEverythingFields = serdes.Fields{
+var sgEverythingFields = sgimpl.Fields{
 	1: "s", 2: "raw", 3: "flag", 4: "i32", 5: "i64", 6: "u32", 7: "u64",
 	8: "f32", 9: "f64", 10: "at", 11: "took", 12: "status", 13: "leaf",
 	14: "opt_s", 15: "opt_i", 16: "opt_leaf", 17: "opt_list",
@@ -293,7 +293,7 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 		DAt:   time.UnixMilli(1700000000000).UTC(),
 		DTook: 1500 * time.Millisecond,
 	}
-	return serdes.DecodeRecord(b, depth, sgEverythingFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgEverythingFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.S, b, err = serdes.ReadString(b)
@@ -322,19 +322,19 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 13:
 			b, err = r.Leaf.sgDecode(b, depth+1)
 		case 14:
-			r.OptS, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.OptS, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 15:
-			r.OptI, b, err = serdes.ReadPtr(b, serdes.ReadInt32)
+			r.OptI, b, err = sgimpl.ReadPtr(b, serdes.ReadInt32)
 		case 16:
 			r.OptLeaf = new(Leaf)
 			b, err = r.OptLeaf.sgDecode(b, depth+1)
 		case 17:
-			r.OptList, b, err = serdes.ReadList(b, serdes.ReadString)
+			r.OptList, b, err = sgimpl.ReadList(b, serdes.ReadString)
 			if r.OptList == nil {
 				r.OptList = []string{}
 			}
 		case 18:
-			r.OptMap, b, err = serdes.ReadMap(b, serdes.ReadFloat64)
+			r.OptMap, b, err = sgimpl.ReadMap(b, serdes.ReadFloat64)
 			if r.OptMap == nil {
 				r.OptMap = map[string]float64{}
 			}
@@ -344,53 +344,53 @@ func (r *Everything) sgDecode(b []byte, depth int) ([]byte, error) {
 				r.OptBytes = []byte{}
 			}
 		case 20:
-			r.OptStatus, b, err = serdes.ReadPtr(b, serdes.ReadEnum[Status])
+			r.OptStatus, b, err = sgimpl.ReadPtr(b, serdes.ReadEnum[Status])
 		case 21:
-			r.OptAt, b, err = serdes.ReadPtr(b, serdes.ReadTimestamp)
+			r.OptAt, b, err = sgimpl.ReadPtr(b, serdes.ReadTimestamp)
 		case 22:
-			r.ListS, b, err = serdes.ReadList(b, serdes.ReadString)
+			r.ListS, b, err = sgimpl.ReadList(b, serdes.ReadString)
 		case 23:
-			r.ListLeaf, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+			r.ListLeaf, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
 				return v.sgDecode(b, depth+1)
 			})
 		case 24:
-			r.ListOpt, b, err = serdes.ReadList(b, func(b []byte) (v *int64, _ []byte, err error) {
+			r.ListOpt, b, err = sgimpl.ReadList(b, func(b []byte) (v *int64, _ []byte, err error) {
 				if serdes.IsNil(b) {
 					b = b[1:]
 					v = nil
 				} else {
-					v, b, err = serdes.ReadPtr(b, serdes.ReadInt64)
+					v, b, err = sgimpl.ReadPtr(b, serdes.ReadInt64)
 				}
 				return v, b, err
 			})
 		case 25:
-			r.ListList, b, err = serdes.ReadList(b, func(b []byte) (v []uint32, _ []byte, err error) {
-				v, b, err = serdes.ReadList(b, serdes.ReadUint32)
+			r.ListList, b, err = sgimpl.ReadList(b, func(b []byte) (v []uint32, _ []byte, err error) {
+				v, b, err = sgimpl.ReadList(b, serdes.ReadUint32)
 				return v, b, err
 			})
 		case 26:
-			r.ListMap, b, err = serdes.ReadList(b, func(b []byte) (v map[string]bool, _ []byte, err error) {
-				v, b, err = serdes.ReadMap(b, serdes.ReadBool)
+			r.ListMap, b, err = sgimpl.ReadList(b, func(b []byte) (v map[string]bool, _ []byte, err error) {
+				v, b, err = sgimpl.ReadMap(b, serdes.ReadBool)
 				return v, b, err
 			})
 		case 27:
-			r.ListStatus, b, err = serdes.ReadList(b, serdes.ReadEnum[Status])
+			r.ListStatus, b, err = sgimpl.ReadList(b, serdes.ReadEnum[Status])
 		case 28:
-			r.MapS, b, err = serdes.ReadMap(b, serdes.ReadString)
+			r.MapS, b, err = sgimpl.ReadMap(b, serdes.ReadString)
 		case 29:
-			r.MapLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v Leaf, _ []byte, err error) {
+			r.MapLeaf, b, err = sgimpl.ReadMap(b, func(b []byte) (v Leaf, _ []byte, err error) {
 				b, err = v.sgDecode(b, depth+1)
 				return v, b, err
 			})
 		case 30:
-			r.MapList, b, err = serdes.ReadMap(b, func(b []byte) (v []Leaf, _ []byte, err error) {
-				v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
+			r.MapList, b, err = sgimpl.ReadMap(b, func(b []byte) (v []Leaf, _ []byte, err error) {
+				v, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Leaf) ([]byte, error) {
 					return v.sgDecode(b, depth+1)
 				})
 				return v, b, err
 			})
 		case 31:
-			r.MapOptLeaf, b, err = serdes.ReadMap(b, func(b []byte) (v *Leaf, _ []byte, err error) {
+			r.MapOptLeaf, b, err = sgimpl.ReadMap(b, func(b []byte) (v *Leaf, _ []byte, err error) {
 				if serdes.IsNil(b) {
 					b = b[1:]
 					v = nil
@@ -451,12 +451,12 @@ func (r *Leaf) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgLeafFields = serdes.Fields{1: "name"}
+var sgLeafFields = sgimpl.Fields{1: "name"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Leaf) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Leaf{}
-	return serdes.DecodeRecord(b, depth, sgLeafFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgLeafFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Name, b, err = serdes.ReadString(b)
@@ -496,13 +496,13 @@ func (r *Node) AppendMsg(b []byte) []byte {
 	if r.Next != nil {
 		b = r.Next.AppendMsg(append(b, 2))
 	}
-	b = serdes.AppendRecordList(append(b, 3), r.Children)
+	b = sgimpl.AppendRecordList(append(b, 3), r.Children)
 	b = append(b, 4)
 	{
 		// Keys in sorted order: equal records encode to equal bytes.
 		var kb0 [16]string
 		b = serdes.AppendMapHeader(b, len(r.ByName))
-		for _, k0 := range serdes.SortedKeys(r.ByName, kb0[:0]) {
+		for _, k0 := range sgimpl.SortedKeys(r.ByName, kb0[:0]) {
 			b = serdes.AppendString(b, k0)
 			v0 := r.ByName[k0]
 			b = v0.AppendMsg(b)
@@ -516,12 +516,12 @@ func (r *Node) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgNodeFields = serdes.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
+var sgNodeFields = sgimpl.Fields{1: "value", 2: "next", 3: "children", 4: "by_name"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Node{}
-	return serdes.DecodeRecord(b, depth, sgNodeFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgNodeFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Value, b, err = serdes.ReadInt64(b)
@@ -529,11 +529,11 @@ func (r *Node) sgDecode(b []byte, depth int) ([]byte, error) {
 			r.Next = new(Node)
 			b, err = r.Next.sgDecode(b, depth+1)
 		case 3:
-			r.Children, b, err = serdes.ReadRecordList(b, func(b []byte, v *Node) ([]byte, error) {
+			r.Children, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Node) ([]byte, error) {
 				return v.sgDecode(b, depth+1)
 			})
 		case 4:
-			r.ByName, b, err = serdes.ReadMap(b, func(b []byte) (v Node, _ []byte, err error) {
+			r.ByName, b, err = sgimpl.ReadMap(b, func(b []byte) (v Node, _ []byte, err error) {
 				b, err = v.sgDecode(b, depth+1)
 				return v, b, err
 			})

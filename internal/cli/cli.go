@@ -333,6 +333,9 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 	text, err := gen.Describe(prog, format)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		if _, invalid := err.(spec.Diagnostics); invalid {
+			return ExitProblem // node names the runtime would refuse
+		}
 		return ExitUsage
 	}
 	fmt.Fprint(stdout, text)

@@ -132,6 +132,21 @@ func TestDescribe(t *testing.T) {
 	if code, _, _ := run(t, dir, "describe", "-format", "png"); code != ExitUsage {
 		t.Errorf("unknown format: exit %d, want %d", code, ExitUsage)
 	}
+	// Node names the runtime would refuse are a spec problem, at the line.
+	head, _, _ := strings.Cut(demoSpec, "  - name: p\n")
+	dir = writeSpec(t, head+`  - name: r-repartition-source
+    from: in
+    steps:
+      - filter: {expr: "true"}
+  - name: q
+    from: in
+    steps:
+      - repartition: {name: r}
+      - to: out
+`)
+	if code, _, stderr := run(t, dir, "describe"); code != ExitProblem || !strings.Contains(stderr, `streamgen.yaml:15:9: topology node name "r-repartition-source"`) {
+		t.Errorf("colliding node names: exit %d, want %d\n%s", code, ExitProblem, stderr)
+	}
 }
 
 func TestUsageAndSchema(t *testing.T) {

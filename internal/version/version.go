@@ -20,11 +20,17 @@ const (
 	// collection readers and writers (ReadList, AppendMap, ...), ReadEnum,
 	// ReadPtr and AppendEnum. Version 3 code uses none of them and the
 	// runtime keeps all it calls, so the runtime supports 3 and 4.
-	GenVersion = 4
+	//
+	// 5: the record glue of version 4 (DecodeRecord, Fields, ReadPtr, the
+	// collection readers and writers, SortedKeys) moved from serdes, whose
+	// documentation users read, to runtime/sgimpl, and generated records
+	// call it there. Older generated code names it in serdes and would not
+	// compile, so the runtime supports 5 only.
+	GenVersion = 5
 
 	// MinVersion is the oldest GenVersion the current runtime still supports.
-	MinVersion = 3
+	MinVersion = 5
 
 	// MaxVersion is the newest GenVersion the current runtime supports.
-	MaxVersion = 4
+	MaxVersion = 5
 )

@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Order is the record "Order" of the spec.
@@ -44,12 +44,12 @@ func (r *Order) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgOrderFields = serdes.Fields{1: "id", 2: "user_id", 3: "amount"}
+var sgOrderFields = sgimpl.Fields{1: "id", 2: "user_id", 3: "amount"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Order) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Order{}
-	return serdes.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgOrderFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)

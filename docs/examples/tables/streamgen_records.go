@@ -14,8 +14,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // A click enriched with what the tables knew when it happened.
@@ -55,19 +55,19 @@ func (r *Click) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgClickFields = serdes.Fields{1: "page", 2: "user", 3: "country"}
+var sgClickFields = sgimpl.Fields{1: "page", 2: "user", 3: "country"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Click) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Click{}
-	return serdes.DecodeRecord(b, depth, sgClickFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgClickFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Page, b, err = serdes.ReadString(b)
 		case 2:
-			r.User, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.User, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 3:
-			r.Country, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.Country, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		}
 		return b, err
 	})
@@ -102,12 +102,12 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgProfileFields = serdes.Fields{1: "name", 2: "country"}
+var sgProfileFields = sgimpl.Fields{1: "name", 2: "country"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Profile{}
-	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.Name, b, err = serdes.ReadString(b)

@@ -13,8 +13,8 @@ import (
 // package is too old or too new for this generated code; see the doc of
 // sgimpl.EnforceVersion for the fix.
 const (
-	_ = sgimpl.EnforceVersion(4 - sgimpl.MinVersion)
-	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 4)
+	_ = sgimpl.EnforceVersion(5 - sgimpl.MinVersion)
+	_ = sgimpl.EnforceVersion(sgimpl.MaxVersion - 5)
 )
 
 // Tier is the enum "Tier" of the spec.
@@ -68,12 +68,12 @@ func (r *Address) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgAddressFields = serdes.Fields{1: "city"}
+var sgAddressFields = sgimpl.Fields{1: "city"}
 
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Address) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Address{}
-	return serdes.DecodeRecord(b, depth, sgAddressFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgAddressFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.City, b, err = serdes.ReadString(b)
@@ -127,10 +127,10 @@ func (r *Profile) AppendMsg(b []byte) []byte {
 			// Keys in sorted order: equal records encode to equal bytes.
 			var kb1 [16]string
 			b = serdes.AppendMapHeader(b, len(r.History[i0]))
-			for _, k1 := range serdes.SortedKeys(r.History[i0], kb1[:0]) {
+			for _, k1 := range sgimpl.SortedKeys(r.History[i0], kb1[:0]) {
 				b = serdes.AppendString(b, k1)
 				v1 := r.History[i0][k1]
-				b = serdes.AppendRecordList(b, v1)
+				b = sgimpl.AppendRecordList(b, v1)
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func (r *Profile) UnmarshalMsg(b []byte) ([]byte, error) {
 	return r.sgDecode(b, 0)
 }
 
-var sgProfileFields = serdes.Fields{
+var sgProfileFields = sgimpl.Fields{
 	1: "id", 2: "full_name", 3: "age", 4: "email", 5: "score", 6: "tier",
 	7: "address", 8: "history",
 }
@@ -150,7 +150,7 @@ var sgProfileFields = serdes.Fields{
 // sgDecode is UnmarshalMsg for a record nested depth deep.
 func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 	*r = Profile{Score: 100, Tier: TierGold}
-	return serdes.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
+	return sgimpl.DecodeRecord(b, depth, sgProfileFields, func(id int, b []byte) (_ []byte, err error) {
 		switch id {
 		case 1:
 			r.ID, b, err = serdes.ReadString(b)
@@ -159,7 +159,7 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 3:
 			r.Age, b, err = serdes.ReadInt32(b)
 		case 4:
-			r.Email, b, err = serdes.ReadPtr(b, serdes.ReadString)
+			r.Email, b, err = sgimpl.ReadPtr(b, serdes.ReadString)
 		case 5:
 			r.Score, b, err = serdes.ReadInt64(b)
 		case 6:
@@ -167,9 +167,9 @@ func (r *Profile) sgDecode(b []byte, depth int) ([]byte, error) {
 		case 7:
 			b, err = r.Address.sgDecode(b, depth+1)
 		case 8:
-			r.History, b, err = serdes.ReadList(b, func(b []byte) (v map[string][]Address, _ []byte, err error) {
-				v, b, err = serdes.ReadMap(b, func(b []byte) (v []Address, _ []byte, err error) {
-					v, b, err = serdes.ReadRecordList(b, func(b []byte, v *Address) ([]byte, error) {
+			r.History, b, err = sgimpl.ReadList(b, func(b []byte) (v map[string][]Address, _ []byte, err error) {
+				v, b, err = sgimpl.ReadMap(b, func(b []byte) (v []Address, _ []byte, err error) {
+					v, b, err = sgimpl.ReadRecordList(b, func(b []byte, v *Address) ([]byte, error) {
 						return v.sgDecode(b, depth+1)
 					})
 					return v, b, err

@@ -1,4 +1,11 @@
-package serdes
+package sgimpl
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/streamgen/streamgen/serdes"
+)
 
 // Generic readers and writers of list and map fields, so a generated record
 // states a collection field in one line instead of a loop. Elements go
@@ -20,16 +27,16 @@ func ReadList[T any](b []byte, elem func([]byte) (T, []byte, error)) ([]T, []byt
 // copied or, for a recursive record the compiler cannot prove stays on the
 // stack, allocated on its own.
 func ReadRecordList[T any](b []byte, decode func(b []byte, v *T) ([]byte, error)) ([]T, []byte, error) {
-	n, b, err := ReadArrayHeader(b)
+	n, b, err := serdes.ReadArrayHeader(b)
 	if err != nil || n == 0 {
 		return nil, b, err
 	}
-	out := make([]T, 0, min(n, MaxPrealloc))
+	out := make([]T, 0, min(n, serdes.MaxPrealloc))
 	var zero T
 	for i := 0; i < n; i++ {
 		out = append(out, zero)
 		if b, err = decode(b, &out[i]); err != nil {
-			return out, b, WrapIndex(err, i)
+			return out, b, serdes.WrapIndex(err, i)
 		}
 	}
 	return out, b, nil
@@ -40,19 +47,19 @@ func ReadRecordList[T any](b []byte, decode func(b []byte, v *T) ([]byte, error)
 // key prepended to the path. elem returns the value by value: a pointer to
 // a local passed to it would move the local to the heap.
 func ReadMap[T any](b []byte, elem func([]byte) (T, []byte, error)) (map[string]T, []byte, error) {
-	n, b, err := ReadMapHeader(b)
+	n, b, err := serdes.ReadMapHeader(b)
 	if err != nil || n == 0 {
 		return nil, b, err
 	}
-	out := make(map[string]T, min(n, MaxPrealloc))
+	out := make(map[string]T, min(n, serdes.MaxPrealloc))
 	for ; n > 0; n-- {
 		var k string
-		if k, b, err = ReadString(b); err != nil {
+		if k, b, err = serdes.ReadString(b); err != nil {
 			return out, b, err
 		}
 		var v T
 		if v, b, err = elem(b); err != nil {
-			return out, b, WrapKey(err, k)
+			return out, b, serdes.WrapKey(err, k)
 		}
 		out[k] = v
 	}
@@ -61,7 +68,7 @@ func ReadMap[T any](b []byte, elem func([]byte) (T, []byte, error)) (map[string]
 
 // AppendList appends list as a msgpack array, each element with elem.
 func AppendList[T any](b []byte, list []T, elem func([]byte, T) []byte) []byte {
-	b = AppendArrayHeader(b, len(list))
+	b = serdes.AppendArrayHeader(b, len(list))
 	for _, v := range list {
 		b = elem(b, v)
 	}
@@ -74,7 +81,7 @@ func AppendRecordList[T any, PT interface {
 	*T
 	AppendMsg([]byte) []byte
 }](b []byte, list []T) []byte {
-	b = AppendArrayHeader(b, len(list))
+	b = serdes.AppendArrayHeader(b, len(list))
 	for i := range list {
 		b = PT(&list[i]).AppendMsg(b)
 	}
@@ -82,16 +89,58 @@ func AppendRecordList[T any, PT interface {
 }
 
 // AppendMap appends m as a msgpack map, each value with elem, in sorted key
-// order: equal records encode to equal bytes. Maps of up to 16 entries are
-// sorted in a stack array, so they allocate nothing.
+// order: equal records encode to equal bytes, which matters for records
+// used as Kafka keys (partitioning, compaction). Maps of up to 16 entries
+// are sorted in a stack array, so they allocate nothing.
 func AppendMap[T any](b []byte, m map[string]T, elem func([]byte, T) []byte) []byte {
-	var buf [16]Entry[T]
-	b = AppendMapHeader(b, len(m))
-	for _, e := range SortedEntries(m, buf[:0]) {
-		b = elem(AppendString(b, e.Key), e.Value)
+	var buf [16]entry[T]
+	b = serdes.AppendMapHeader(b, len(m))
+	for _, e := range sortedEntries(m, buf[:0]) {
+		b = elem(serdes.AppendString(b, e.key), e.value)
 	}
 	return b
 }
 
-// AppendEnum appends a generated enum: its int32 number.
-func AppendEnum[E ~int32](b []byte, v E) []byte { return AppendInt64(b, int64(v)) }
+// SortedKeys appends the keys of m to buf in sorted order and returns it.
+// Generated encoders use it for maps whose values they append where they
+// are (records, collections), in key order as AppendMap does. Passing a
+// small array-backed buf keeps maps of up to its capacity free of heap
+// allocations.
+func SortedKeys[V any](m map[string]V, buf []string) []string {
+	for k := range m {
+		buf = append(buf, k)
+	}
+	sortSmall(buf, strings.Compare)
+	return buf
+}
+
+// entry is one key/value pair of a map field.
+type entry[V any] struct {
+	key   string
+	value V
+}
+
+// sortedEntries is SortedKeys with the values: it saves AppendMap a map
+// lookup per key.
+func sortedEntries[V any](m map[string]V, buf []entry[V]) []entry[V] {
+	for k, v := range m {
+		buf = append(buf, entry[V]{k, v})
+	}
+	sortSmall(buf, func(a, b entry[V]) int { return strings.Compare(a.key, b.key) })
+	return buf
+}
+
+// sortSmall sorts s by cmp: by insertion up to 12 elements, as maps in
+// records usually are, which spares them the generic sort's overhead, and
+// with slices.SortFunc above.
+func sortSmall[E any](s []E, cmp func(a, b E) int) {
+	if len(s) > 12 {
+		slices.SortFunc(s, cmp)
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && cmp(s[j], s[j-1]) < 0; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

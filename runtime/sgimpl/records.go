@@ -1,9 +1,11 @@
-package serdes
+package sgimpl
+
+import "github.com/streamgen/streamgen/serdes"
 
 // Fields names the fields of a generated record by ID: Fields[id] is the spec
 // name of field id, and "" an ID the record does not use. Generated code
 // declares one per record, written with index keys
-// (serdes.Fields{1: "id", 2: "user_id"}), for DecodeRecord.
+// (sgimpl.Fields{1: "id", 2: "user_id"}), for DecodeRecord.
 type Fields []string
 
 // lookup returns the ID of the field whose spec name is name, or 0 (no
@@ -37,27 +39,27 @@ func (f Fields) lookup(name []byte) int {
 func DecodeRecord(b []byte, depth int, fields Fields, field func(id int, b []byte) ([]byte, error)) ([]byte, error) {
 	rest, err := decodeRecord(b, depth, fields, field)
 	if err != nil && depth == 0 {
-		return b, Locate(err, b)
+		return b, serdes.Locate(err, b)
 	}
 	return rest, err
 }
 
 func decodeRecord(b []byte, depth int, fields Fields, field func(id int, b []byte) ([]byte, error)) ([]byte, error) {
-	if depth > MaxDepth {
-		return b, TooDeep(b)
+	if depth > serdes.MaxDepth {
+		return b, serdes.TooDeep(b)
 	}
-	n, b, err := ReadMapHeader(b)
+	n, b, err := serdes.ReadMapHeader(b)
 	if err != nil {
 		return b, err
 	}
 	for ; n > 0; n-- {
 		var id int
 		var name []byte
-		id, name, b, err = ReadKey(b)
+		id, name, b, err = serdes.ReadKey(b)
 		if err != nil {
 			return b, err
 		}
-		if IsNil(b) {
+		if serdes.IsNil(b) {
 			b = b[1:]
 			continue
 		}
@@ -65,23 +67,16 @@ func decodeRecord(b []byte, depth int, fields Fields, field func(id int, b []byt
 			id = fields.lookup(name)
 		}
 		if id <= 0 || id >= len(fields) || fields[id] == "" {
-			if b, err = Skip(b); err != nil {
+			if b, err = serdes.Skip(b); err != nil {
 				return b, err
 			}
 			continue
 		}
 		if b, err = field(id, b); err != nil {
-			return b, WrapField(err, fields[id])
+			return b, serdes.WrapField(err, fields[id])
 		}
 	}
 	return b, nil
-}
-
-// ReadEnum decodes a generated enum: its int32 number, kept as it is when the
-// schema does not declare it.
-func ReadEnum[E ~int32](b []byte) (E, []byte, error) {
-	v, rest, err := ReadInt32(b)
-	return E(v), rest, err
 }
 
 // ReadPtr decodes a value with read into a new variable and returns a pointer
