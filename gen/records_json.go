@@ -260,26 +260,7 @@ func (c *genCtx) jsonAppender(t *spec.Type) jen.Code {
 // case per JSON member name; unknown members are skipped.
 func (c *genCtx) jsonDecodeBody(r *spec.Record) []jen.Code {
 	name := c.recordNames[r]
-	var defaults []jen.Code
-	var widths []int
-	for _, fl := range r.Fields {
-		if d := c.defaultValue(r, fl); d != nil {
-			e := jen.Id(c.fieldNames[fl]).Op(":").Add(d)
-			defaults = append(defaults, e)
-			widths = append(widths, len(fmt.Sprintf("%#v", e)))
-		}
-	}
-	var cases []jen.Code
-	for _, fl := range r.Fields {
-		v := field("r", c.fieldNames[fl])
-		var stmts []jen.Code
-		if fl.Type.Kind == spec.KindOptional {
-			stmts = c.jsonReadPresent(fl.Type.Elem, v)
-		} else {
-			stmts = c.jsonRead(fl.Type, v, false)
-		}
-		cases = append(cases, jen.Case(jen.Lit(fl.JSONName)).Block(stmts...))
-	}
+	cases := c.fieldCases(c.jsonWire(), r, func(fl *spec.Field) jen.Code { return jen.Lit(fl.JSONName) })
 	skip := jen.Return(jen.Qual(pathSerdes, "SkipJSON").Call(jen.Id("b")))
 	member := jen.Func().Params(jen.Id("key"), jen.Id("b").Index().Byte()).Params(jen.Id("_").Index().Byte(), jen.Err().Error())
 	if len(cases) == 0 {
@@ -289,71 +270,31 @@ func (c *genCtx) jsonDecodeBody(r *spec.Record) []jen.Code {
 		member = member.Block(jen.Switch(jen.String().Call(jen.Id("key"))).Block(cases...), jen.Return(jen.Id("b"), jen.Err()))
 	}
 	return []jen.Code{
-		jen.Op("*").Id("r").Op("=").Id(name).Values(rows(defaults, widths)...),
+		jen.Op("*").Id("r").Op("=").Id(name).Values(c.defaultsLit(r)...),
 		jen.Return(jen.Qual(pathSerdes, "ReadJSONObject").Call(jen.Id("b"), jen.Id("depth"), member)),
 	}
 }
 
-// jsonRead returns statements decoding a JSON value of type t from b into
-// dst, leaving any error in err; present is set for the element of an
-// optional list, map or bytes, which decodes as non-nil even when empty.
-func (c *genCtx) jsonRead(t *spec.Type, dst expr, present bool) []jen.Code {
-	read := func(call jen.Code) []jen.Code {
-		return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}
+// jsonWire is the JSON decoder's wire.
+func (c *genCtx) jsonWire() *wire {
+	return &wire{
+		decode: "sgDecodeJSON",
+		isNull: func() jen.Code { return jen.Qual(pathSerdes, "IsJSONNull").Call(jen.Id("b")) },
+		skipNull: func() jen.Code {
+			return jen.Id("b").Op("=").Qual(pathSerdes, "SkipJSONSpace").Call(jen.Id("b")).Index(jen.Lit(4).Op(":"))
+		},
+		recordList: jen.Qual(pathSerdes, "ReadJSONRecordList"), list: jen.Qual(pathSerdes, "ReadJSONList"),
+		mapOf: jen.Qual(pathSerdes, "ReadJSONMap"),
+		prim: func(t *spec.Type) jen.Code {
+			if fn, ok := jsonPrim[t.Kind]; ok {
+				return jen.Qual(pathSerdes, "ReadJSON"+fn)
+			}
+			if t.Kind == spec.KindEnum {
+				return jen.Id(jsonEnumReader(c.enumNames[t.Enum]))
+			}
+			return nil
+		},
 	}
-	var out []jen.Code
-	switch t.Kind {
-	case spec.KindRecord:
-		return []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecodeJSON").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))}
-	case spec.KindOptional:
-		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsJSONNull").Call(jen.Id("b"))).Block(
-			jen.Id("b").Op("=").Qual(pathSerdes, "SkipJSONSpace").Call(jen.Id("b")).Index(jen.Lit(4).Op(":")),
-			dst().Op("=").Nil(),
-		).Else().Block(c.jsonReadPresent(t.Elem, dst)...)}
-	case spec.KindList:
-		if t.Elem.Kind == spec.KindRecord {
-			rn := c.recordNames[t.Elem.Record]
-			decode := jen.Func().Params(jen.Id("b").Index().Byte(), jen.Id("v").Op("*").Id(rn)).Params(jen.Index().Byte(), jen.Error()).Block(
-				jen.Return(jen.Id("v").Dot("sgDecodeJSON").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))))
-			out = read(jen.Qual(pathSerdes, "ReadJSONRecordList").Call(jen.Id("b"), decode))
-			break
-		}
-		out = read(jen.Qual(pathSerdes, "ReadJSONList").Call(jen.Id("b"), c.jsonElemReader(t.Elem)))
-	case spec.KindMap:
-		out = read(jen.Qual(pathSerdes, "ReadJSONMap").Call(jen.Id("b"), c.jsonElemReader(t.Elem)))
-	default:
-		out = read(jen.Add(c.jsonElemReader(t)).Call(jen.Id("b")))
-	}
-	if present && nilable(t) {
-		out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Add(c.goType(t)).Values()))
-	}
-	return out
-}
-
-// jsonElemReader is a function of type func([]byte) (goType(t), []byte,
-// error) reading one JSON value of type t.
-func (c *genCtx) jsonElemReader(t *spec.Type) jen.Code {
-	if fn, ok := jsonPrim[t.Kind]; ok {
-		return jen.Qual(pathSerdes, "ReadJSON"+fn)
-	}
-	if t.Kind == spec.KindEnum {
-		return jen.Id(jsonEnumReader(c.enumNames[t.Enum]))
-	}
-	body := append(c.jsonRead(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
-	return jen.Func().Params(jen.Id("b").Index().Byte()).
-		Params(jen.Id("v").Add(c.goType(t)), jen.Id("_").Index().Byte(), jen.Err().Error()).Block(body...)
-}
-
-// jsonReadPresent decodes the element of an optional value that is not
-// null into dst, of Go type goType(optional<t>).
-func (c *genCtx) jsonReadPresent(t *spec.Type, dst expr) []jen.Code {
-	switch {
-	case nilable(t):
-		return c.jsonRead(t, dst, true)
-	case t.Kind == spec.KindRecord:
-		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.jsonRead(t, dst, false)...)
-	}
-	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSgimpl, "ReadPtr").Call(jen.Id("b"), c.jsonElemReader(t))}
 }
 
 // topicSerde is the serde of one side of a declared topic: the side's
