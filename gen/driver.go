@@ -213,7 +213,7 @@ func (g *driverGen) topicSerdes(t *topicModel) (key, value *jen.Statement) {
 	if t.t.Key.Kind == spec.KindWindowed {
 		w = t.window
 	}
-	return g.c.topoSerde(t.t.Key, w), g.c.topoSerde(t.t.Value, nil)
+	return g.c.topicSerde(t.t, true, w), g.c.topicSerde(t.t, false, nil)
 }
 
 func (g *driverGen) recordType(k, v *spec.Type) *jen.Statement {

@@ -141,6 +141,7 @@ var steps = []func(*genCtx) error{
 	assignNames,         // names.go/records.go: Go names of records, enums, fields
 	generateRecords,     // records.go: streamgen_records.go
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
+	generateJSON,        // records_json.go: streamgen_json.go and its test
 	checkNodeNames,      // nodenames.go: the runtime's node names are unique
 	buildModel,          // model.go: the Go model of topics, stores and wiring
 	generateTopology,    // op_app.go: streamgen_topology.go

@@ -118,12 +118,16 @@ func emitApp(c *genCtx, f *jen.File) {
 
 // codec is the replay/driver codec of a declared topic.
 func codec(c *genCtx, t *topicModel) jen.Code {
-	k, v := t.t.Key, t.t.Value
+	k := t.t.Key
 	switch k.Kind {
 	case spec.KindWindowed:
-		return jen.Qual(pathSgreplay, "TimeWindowedTopic").Call(jen.Lit(t.t.Name), c.topoSerde(k.Elem, nil), c.topoSerde(v, nil), durationLit(windowSizeOf(t.window)))
+		return jen.Qual(pathSgreplay, "TimeWindowedTopic").Call(jen.Lit(t.t.Name), c.topoSerde(k.Elem, nil), c.topicSerde(t.t, false, nil), durationLit(windowSizeOf(t.window)))
 	case spec.KindSessionWindowed:
-		return jen.Qual(pathSgreplay, "SessionWindowedTopic").Call(jen.Lit(t.t.Name), c.topoSerde(k.Elem, nil), c.topoSerde(v, nil))
+		return jen.Qual(pathSgreplay, "SessionWindowedTopic").Call(jen.Lit(t.t.Name), c.topoSerde(k.Elem, nil), c.topicSerde(t.t, false, nil))
 	}
-	return jen.Qual(pathSgreplay, "Topic").Call(jen.Lit(t.t.Name), c.topoSerde(k, nil), c.topoSerde(v, nil))
+	ks, vs := c.topicSerde(t.t, true, nil), c.topicSerde(t.t, false, nil)
+	if kj, vj := t.t.KeyFormat == spec.FormatJSON, t.t.ValueFormat == spec.FormatJSON; kj || vj {
+		return jen.Qual(pathSgreplay, "JSONTopic").Call(jen.Lit(t.t.Name), ks, vs, jen.Lit(kj), jen.Lit(vj))
+	}
+	return jen.Qual(pathSgreplay, "Topic").Call(jen.Lit(t.t.Name), ks, vs)
 }

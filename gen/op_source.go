@@ -15,8 +15,8 @@ func (g *topoGen) source(n *spec.Node) {
 	t := n.Topic
 	var cfg keyed
 	cfg.add("Topic", jen.Lit(t.Name))
-	cfg.add("Key", g.serde(t.Key, nil))
-	cfg.add("Value", g.serde(t.Value, nil))
+	cfg.add("Key", g.c.topicSerde(t, true, nil))
+	cfg.add("Value", g.c.topicSerde(t, false, nil))
 	if t.TimestampField != nil {
 		ex := "timestamp" + GoName(t.Name)
 		cfg.add("Timestamp", jen.Id(ex))
@@ -73,8 +73,13 @@ func dynamicTopics(prog *spec.Program, in *spec.Node) []string {
 func (g *topoGen) sink(n *spec.Node) {
 	in := n.Inputs[0]
 	var cfg keyed
-	cfg.add("Key", g.serde(in.Key, windowOf(in)))
-	cfg.add("Value", g.serde(in.Value, nil))
+	if t := g.c.sinkTopic(n, dynamicTopics(g.prog, in)); t != nil {
+		cfg.add("Key", g.c.topicSerde(t, true, windowOf(in)))
+		cfg.add("Value", g.c.topicSerde(t, false, nil))
+	} else {
+		cfg.add("Key", g.serde(in.Key, windowOf(in)))
+		cfg.add("Value", g.serde(in.Value, nil))
+	}
 	conf := jen.Qual(pathSgstream, "SinkConfig").Types(g.typ(in.Key), g.typ(in.Value)).Values(cfg.items()...)
 	if n.Sink.Topic != nil {
 		g.add(jen.Qual(pathSgstream, "To").Call(g.in(n, 0), jen.Lit(n.Name), jen.Lit(n.Sink.Topic.Name), conf))

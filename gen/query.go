@@ -92,7 +92,8 @@ func queryView(c *genCtx, s *storeModel) *jen.Statement {
 // constructor of its kind.
 func storeDescriptor(c *genCtx, s *storeModel) *jen.Statement {
 	st := s.st
-	name, ks, vs := jen.Lit(st.Name), c.topoSerde(st.Key, nil), c.topoSerde(st.Value, nil)
+	name := jen.Lit(st.Name)
+	ks, vs := c.storeSerdes(st)
 	switch {
 	case st.Kind == spec.StoreWindow && s.timestamped:
 		return jen.Qual(pathSgquery, "NewTimestampedWindow").Call(name, ks, vs, durationLit(st.WindowSize))

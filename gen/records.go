@@ -28,7 +28,7 @@ import (
 // record there is a tombstone.
 
 // methods every record type has; fields must not take these names.
-var recordMethods = []string{"AppendMsg", "UnmarshalMsg", "IsNil"}
+var recordMethods = []string{"AppendMsg", "UnmarshalMsg", "IsNil", "AppendJSON", "AppendJSONWith", "DecodeJSON"}
 
 // assignNames gives every record, enum, enum value and field its Go name and
 // reports collisions, so the later steps can assume names are unique.
@@ -340,72 +340,6 @@ func (c *genCtx) primFunc(verb string, t *spec.Type) jen.Code {
 	return nil
 }
 
-// readValue returns statements decoding a value of type t from b into dst,
-// an assignable expression of Go type goType(t), leaving any error in err
-// for the enclosing function to return at once: sgimpl.DecodeRecord adds
-// the field name to it, and sgimpl.ReadList and ReadMap the index or key.
-// present is set for the element of an optional list, map or bytes: an
-// empty value then decodes as non-nil, because nil means absent.
-func (c *genCtx) readValue(t *spec.Type, dst expr, present bool) []jen.Code {
-	read := func(call jen.Code) []jen.Code {
-		return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Add(call)}
-	}
-	var out []jen.Code
-	switch t.Kind {
-	case spec.KindRecord:
-		return []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))}
-	case spec.KindOptional:
-		return []jen.Code{jen.If(jen.Qual(pathSerdes, "IsNil").Call(jen.Id("b"))).Block(
-			jen.Id("b").Op("=").Id("b").Index(jen.Lit(1).Op(":")),
-			dst().Op("=").Nil(),
-		).Else().Block(c.readPresent(t.Elem, dst)...)}
-	case spec.KindList:
-		if t.Elem.Kind == spec.KindRecord {
-			// In place: see sgimpl.ReadRecordList.
-			name := c.recordNames[t.Elem.Record]
-			decode := jen.Func().Params(jen.Id("b").Index().Byte(), jen.Id("v").Op("*").Id(name)).Params(jen.Index().Byte(), jen.Error()).Block(
-				jen.Return(jen.Id("v").Dot("sgDecode").Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))))
-			out = read(jen.Qual(pathSgimpl, "ReadRecordList").Call(jen.Id("b"), decode))
-			break
-		}
-		out = read(jen.Qual(pathSgimpl, "ReadList").Call(jen.Id("b"), c.elemReader(t.Elem)))
-	case spec.KindMap:
-		out = read(jen.Qual(pathSgimpl, "ReadMap").Call(jen.Id("b"), c.elemReader(t.Elem)))
-	default:
-		out = read(jen.Add(c.elemReader(t)).Call(jen.Id("b")))
-	}
-	if present && nilable(t) {
-		out = append(out, jen.If(dst().Op("==").Nil()).Block(dst().Op("=").Add(c.goType(t)).Values()))
-	}
-	return out
-}
-
-// elemReader is a function of type func([]byte) (goType(t), []byte, error)
-// decoding one value of type t: the serdes reader of a scalar or enum, else
-// a function literal around readValue.
-func (c *genCtx) elemReader(t *spec.Type) jen.Code {
-	if fn := c.primFunc("Read", t); fn != nil {
-		return fn
-	}
-	body := append(c.readValue(t, id("v"), false), jen.Return(jen.Id("v"), jen.Id("b"), jen.Err()))
-	return jen.Func().Params(jen.Id("b").Index().Byte()).
-		Params(jen.Id("v").Add(c.goType(t)), jen.Id("_").Index().Byte(), jen.Err().Error()).Block(body...)
-}
-
-// readPresent decodes the element of an optional value known not to be nil
-// into dst, of Go type goType(optional<t>).
-func (c *genCtx) readPresent(t *spec.Type, dst expr) []jen.Code {
-	switch {
-	case nilable(t):
-		return c.readValue(t, dst, true)
-	case t.Kind == spec.KindRecord:
-		return append([]jen.Code{dst().Op("=").New(jen.Id(c.recordNames[t.Record]))}, c.readValue(t, dst, false)...)
-	}
-	// A scalar or an enum: sgimpl.ReadPtr allocates the pointer only once
-	// the value has decoded.
-	return []jen.Code{jen.List(dst(), jen.Id("b"), jen.Err()).Op("=").Qual(pathSgimpl, "ReadPtr").Call(jen.Id("b"), c.elemReader(t))}
-}
-
 // generateRecords writes streamgen_records.go: the version gate, the enums
 // and the record structs with their serdes methods. The file is emitted even
 // without records because the package's version gate lives in it.
@@ -653,27 +587,8 @@ func (c *genCtx) genUnmarshalMsg(f *jen.File, r *spec.Record) {
 		jen.Return(jen.Id("r").Dot("sgDecode").Call(jen.Id("b"), jen.Lit(0))),
 	)
 
-	var defaults []jen.Code
-	var widths []int
-	for _, fl := range r.Fields {
-		if d := c.defaultValue(r, fl); d != nil {
-			e := jen.Id(c.fieldNames[fl]).Op(":").Add(d)
-			defaults = append(defaults, e)
-			widths = append(widths, len(fmt.Sprintf("%#v", e)))
-		}
-	}
-	defaults = rows(defaults, widths)
-	var cases []jen.Code
-	for _, fl := range r.Fields {
-		v := field("r", c.fieldNames[fl])
-		var stmts []jen.Code
-		if fl.Type.Kind == spec.KindOptional {
-			stmts = c.readPresent(fl.Type.Elem, v)
-		} else {
-			stmts = c.readValue(fl.Type, v, false)
-		}
-		cases = append(cases, jen.Case(jen.Lit(fl.ID)).Block(stmts...))
-	}
+	defaults := c.defaultsLit(r)
+	cases := c.fieldCases(c.msgpackWire(), r, func(fl *spec.Field) jen.Code { return jen.Lit(fl.ID) })
 	decode := jen.Func().Params(jen.Id("id").Int(), jen.Id("b").Index().Byte()).Params(jen.Id("_").Index().Byte(), jen.Err().Error())
 	if len(cases) == 0 {
 		decode = jen.Nil() // no field: DecodeRecord skips every entry

@@ -59,7 +59,7 @@ var kinds = []kind{
 	{prefix: "docs/examples/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "chaos/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "bench/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
-	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go"}},
+	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go", "streamgen_json.go"}},
 	{prefix: "gen/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true}, build: true,
 		only: []string{"streamgen_records.go", "streamgen_records_test.go"}},
 	{prefix: "conformance/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},

@@ -1,7 +1,7 @@
 // Package serdes is the serialization library that streamgen-generated code
 // and the streamgen runtime use. It imports only the standard library.
 //
-// It has three parts:
+// It has four parts:
 //
 //   - append-style msgpack primitives (AppendString, ReadString, Skip, …),
 //     public low-level API as protowire is: generated record code calls
@@ -15,6 +15,11 @@
 //     …), byte-for-byte equal to Kafka's Java serializers.
 //   - the Serde interface the runtime uses, with Msgpack for generated
 //     records and Enum for generated enums.
+//   - the json format of topics that name it (json_*.go): append-style
+//     JSON primitives (AppendJSONString, ReadJSONInt64, ReadJSONObject,
+//     SkipJSON, …) that generated AppendJSON and DecodeJSON methods call
+//     (the collection appenders are in runtime/sgimpl), and JSON and
+//     JSONValue, their serdes. docs/formats.md has the mapping.
 //
 // # Record wire format
 //

@@ -203,6 +203,11 @@ type Field struct {
 	// float64, or an enum value name); nil means the zero value. Timestamp
 	// and duration defaults are int64 milliseconds.
 	Default any
+	// JSONName is the member name of the field in the json format: the
+	// spec's json_name, else Name as written.
+	JSONName string
+	// JSONNamePos is the position of json_name (the field's when unset).
+	JSONNamePos Pos
 }
 
 // Enum is an enumeration with stable numbers.
@@ -245,6 +250,16 @@ type Topic struct {
 	// the Kafka record timestamp. It is of kind timestamp or int64 (ms).
 	TimestampField *Field
 	Doc            string
+	// KeyFormat and ValueFormat are the wire formats of the key and the
+	// value (key_format, value_format): FormatDefault unless the spec names
+	// one. See formats.go.
+	KeyFormat, ValueFormat Format
+	// JSONTimestamps is how json encoders write timestamps on this topic
+	// (json_timestamps); decoders accept both forms.
+	JSONTimestamps JSONTimestamps
+	// FormatPos is where the topic's formats are declared: value_format's
+	// position, else key_format's, else the topic's.
+	FormatPos Pos
 }
 
 // StoreKind is the shape of a state store.

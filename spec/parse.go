@@ -489,12 +489,13 @@ func (p *parser) resolveRecords(decls []declNode) {
 				continue
 			}
 			f := &Field{Pos: p.pos(fe.key), Name: fe.key.Value}
-			fo := p.object(fe.val, fctx, "id", "type", "doc", "default", "deprecated")
+			fo := p.object(fe.val, fctx, "id", "type", "doc", "default", "deprecated", "json_name")
 			if fo == nil {
 				continue
 			}
 			f.Doc, _ = fo.str("doc")
 			f.Deprecated = fo.bool("deprecated", false)
+			p.fieldJSONName(f, fo, fctx)
 			idOK := false
 			if !fo.has("id") {
 				fo.missing("id")
@@ -519,6 +520,7 @@ func (p *parser) resolveRecords(decls []declNode) {
 			}
 		}
 		slices.SortFunc(r.Fields, func(a, b *Field) int { return cmp.Compare(a.ID, b.ID) })
+		p.checkJSONNames(r)
 	}
 }
 
@@ -674,12 +676,14 @@ func (p *parser) parseTopics(n *yaml.Node) {
 	p.eachNamed(n, "topics", "topic", func(e entry, name, ctx string) {
 		t := &Topic{Pos: p.pos(e.key), Name: name, Kind: TopicStream}
 		p.topics[name] = t
-		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc")
+		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc",
+			"key_format", "value_format", "json_timestamps")
 		if o == nil {
 			return
 		}
 		t.Doc, _ = o.str("doc")
 		p.topicTypes(t, o, ctx)
+		p.topicFormats(t, o, ctx)
 		if n, ok := o.int("partitions", 1, math.MaxInt32); ok {
 			t.Partitions = int(n)
 		}

@@ -28,7 +28,22 @@ func TestCPUTable(t *testing.T) {
 	if !*cpuTable {
 		t.Skip("run with -cputable")
 	}
-	variants := codecs()
+	printCPUTable(codecs(), "msgpackv5", "msgpack/v5", "tinylibmsgp", "tinylib/msgp")
+}
+
+// TestJSONCPUTable prints the README's JSON table the same way: go test
+// ./bench/serde -run TestJSONCPUTable -cputable -v.
+func TestJSONCPUTable(t *testing.T) {
+	if !*cpuTable {
+		t.Skip("run with -cputable")
+	}
+	printCPUTable(jsonCodecs(), "encodingjson", "encoding/json", "goccy", "goccy/go-json")
+}
+
+// printCPUTable measures every variant in every mode and prints the table
+// with the speed-up against two of them, peer1 and peer2 (variant names,
+// with the column labels label1 and label2).
+func printCPUTable(variants []codec, peer1, label1, peer2, label2 string) {
 	modes := []struct {
 		name           string
 		encode, decode bool
@@ -55,13 +70,13 @@ func TestCPUTable(t *testing.T) {
 			}
 		}
 	}
-	fmt.Println("| benchmark | CPU ns/op | allocs/op | vs msgpack/v5 | vs tinylib/msgp |")
+	fmt.Printf("| benchmark | CPU ns/op | allocs/op | vs %s | vs %s |\n", label1, label2)
 	fmt.Println("|---|---|---|---|---|")
 	for _, m := range modes {
 		for _, v := range variants {
 			key := m.name + "/" + v.name
 			fmt.Printf("| %s | %d | %d | %.1f× | %.2f× |\n", key, best[key].Nanoseconds(), allocs[key],
-				float64(best[m.name+"/msgpackv5"])/float64(best[key]), float64(best[m.name+"/tinylibmsgp"])/float64(best[key]))
+				float64(best[m.name+"/"+peer1])/float64(best[key]), float64(best[m.name+"/"+peer2])/float64(best[key]))
 		}
 	}
 }

@@ -1,0 +1,138 @@
+package spec
+
+// Format is the wire format of a topic's key or value (key_format,
+// value_format). Stores and internal topics keep the default.
+type Format string
+
+const (
+	// FormatDefault is what a topic side gets when the spec names no
+	// format: Kafka's own serializers for primitives and enums, msgpack
+	// for records.
+	FormatDefault Format = ""
+	// FormatMsgpack is the msgpack map keyed by field id (records only).
+	FormatMsgpack Format = "msgpack"
+	// FormatJSON is JSON text (RFC 8259): records as objects keyed by
+	// json_name or the spec field name, primitives as JSON values.
+	FormatJSON Format = "json"
+)
+
+// notYetFormats are formats the spec knows of but the generator does not
+// build yet: naming one is an error at the spec line.
+var notYetFormats = []string{"avro", "protobuf"}
+
+// JSONTimestamps is how JSON encoders write timestamps on a topic.
+type JSONTimestamps string
+
+const (
+	// JSONRFC3339 is an RFC 3339 string in UTC, millisecond precision
+	// (the default).
+	JSONRFC3339 JSONTimestamps = "rfc3339"
+	// JSONEpochMillis is an integer of milliseconds since the epoch.
+	JSONEpochMillis JSONTimestamps = "epoch_millis"
+)
+
+// topicFormats reads key_format, value_format and json_timestamps. It runs
+// after topicTypes, so the sides' types are known (nil when they failed).
+func (p *parser) topicFormats(t *Topic, o *obj, ctx string) {
+	t.FormatPos = t.Pos
+	for _, side := range []string{"key", "value"} {
+		k := side + "_format"
+		if !o.has(k) {
+			continue
+		}
+		t.FormatPos = o.valPos(k)
+		f, ok := p.topicFormat(o, k, ctx)
+		if !ok {
+			continue
+		}
+		ty := t.Value
+		if side == "key" {
+			ty = t.Key
+		}
+		if ty != nil && !p.formatFits(f, ty, o, k, ctx) {
+			continue
+		}
+		if side == "key" {
+			t.KeyFormat = f
+		} else {
+			t.ValueFormat = f
+		}
+	}
+	t.JSONTimestamps = JSONRFC3339
+	if !o.has("json_timestamps") {
+		return
+	}
+	ts, ok := o.enum("json_timestamps", string(JSONRFC3339), string(JSONEpochMillis))
+	if !ok {
+		return
+	}
+	t.JSONTimestamps = JSONTimestamps(ts)
+	kf, _ := o.str("key_format")
+	vf, _ := o.str("value_format")
+	if kf != string(FormatJSON) && vf != string(FormatJSON) {
+		p.errf(o.keyPos("json_timestamps"), "%s: json_timestamps is set but neither key_format nor value_format is json", ctx)
+		p.hintf("add `value_format: json` (or key_format), or remove json_timestamps; see docs/formats.md")
+	}
+}
+
+// topicFormat reads one format key, refusing the formats not built yet.
+func (p *parser) topicFormat(o *obj, k, ctx string) (Format, bool) {
+	s, ok := o.str(k)
+	if !ok {
+		return "", false
+	}
+	if contains(notYetFormats, s) {
+		p.errf(o.valPos(k), "%s: %s: format %q is not supported yet", ctx, k, s)
+		p.hintf("supported formats are msgpack (records) and json; Avro, Protobuf and the schema registry are planned, see docs/formats.md")
+		return "", false
+	}
+	f, ok := o.enum(k, string(FormatMsgpack), string(FormatJSON))
+	return Format(f), ok
+}
+
+// formatFits reports whether format f can carry a side of type ty.
+func (p *parser) formatFits(f Format, ty *Type, o *obj, k, ctx string) bool {
+	switch {
+	case f == FormatMsgpack && ty.Kind != KindRecord:
+		p.errf(o.valPos(k), "%s: %s: msgpack is the format of records, and %q is not one", ctx, k, ty)
+		p.hintf("remove %s to use Kafka's own serializer for %s, or use json", k, ty)
+		return false
+	case f == FormatJSON && hasWindowed(ty):
+		p.errf(o.valPos(k), "%s: %s: json is not supported yet for windowed keys", ctx, k)
+		p.hintf("windowed keys use Kafka Streams' binary layout; remove %s", k)
+		return false
+	}
+	return true
+}
+
+// fieldJSONName reads a field's json_name, defaulting to the field name.
+func (p *parser) fieldJSONName(f *Field, fo *obj, fctx string) {
+	f.JSONName, f.JSONNamePos = f.Name, f.Pos
+	if !fo.has("json_name") {
+		return
+	}
+	s, ok := fo.str("json_name")
+	switch {
+	case !ok:
+	case s == "":
+		p.errf(fo.valPos("json_name"), "%s: json_name is empty", fctx)
+		p.hintf("remove json_name to use the field name %q, or give the JSON member name", f.Name)
+	default:
+		f.JSONName, f.JSONNamePos = s, fo.valPos("json_name")
+	}
+}
+
+// checkJSONNames reports two fields of a record with the same JSON member
+// name: a decoder could not tell them apart.
+func (p *parser) checkJSONNames(r *Record) {
+	seen := map[string]*Field{}
+	for _, f := range r.Fields {
+		if prev := seen[f.JSONName]; prev != nil {
+			p.errf(f.JSONNamePos, "record %q: field %q: JSON name %q is already used by field %q (at %d:%d)",
+				r.Name, f.Name, f.JSONName, prev.Name, prev.JSONNamePos.Line, prev.JSONNamePos.Col)
+			p.hintf("give one of them another json_name; see docs/formats.md")
+			continue
+		}
+		seen[f.JSONName] = f
+	}
+}
