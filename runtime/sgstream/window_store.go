@@ -31,19 +31,11 @@ func NewTypedWindowStore[K, V any](s sgstate.WindowStore, key serdes.Serde[K], v
 }
 
 func (s *TypedWindowStore[K, V]) keyBytes(key K) ([]byte, error) {
-	var err error
-	if s.kbuf, err = s.Key.Append(s.kbuf[:0], key); err != nil {
-		return nil, fmt.Errorf("%w: store %q: serialize key: %w", ErrProcessing, s.Store.Name(), err)
-	}
-	return s.kbuf, nil
+	return encodeFor(s.Store.Name(), "key", s.Key, &s.kbuf, key)
 }
 
 func (s *TypedWindowStore[K, V]) decode(b []byte) (V, error) {
-	v, err := s.Value.Decode(b)
-	if err != nil {
-		return v, fmt.Errorf("%w: store %q: decode value: %w", ErrProcessing, s.Store.Name(), err)
-	}
-	return v, nil
+	return decodeFor(s.Store.Name(), s.Value, b)
 }
 
 // Fetch returns the value of key's window starting at start. With
@@ -72,6 +64,26 @@ func (s *TypedWindowStore[K, V]) Fetch(key K, start int64) (v V, found bool, err
 	return v, found, err
 }
 
+// encodeFor appends v to *buf (reused between calls) with ser, naming the
+// store and what was encoded (key or value) on error.
+func encodeFor[T any](store, what string, ser serdes.Serde[T], buf *[]byte, v T) ([]byte, error) {
+	b, err := ser.Append((*buf)[:0], v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: store %q: serialize %s: %w", ErrProcessing, store, what, err)
+	}
+	*buf = b
+	return b, nil
+}
+
+// decodeFor decodes a stored value with ser, naming the store on error.
+func decodeFor[T any](store string, ser serdes.Serde[T], b []byte) (T, error) {
+	v, err := ser.Decode(b)
+	if err != nil {
+		return v, fmt.Errorf("%w: store %q: decode value: %w", ErrProcessing, store, err)
+	}
+	return v, nil
+}
+
 // errStop ends a store iteration early; it never leaves this package.
 var errStop = fmt.Errorf("streamgen: stop iteration")
 
@@ -81,10 +93,11 @@ func (s *TypedWindowStore[K, V]) Put(key K, start int64, value V) error {
 	if err != nil {
 		return err
 	}
-	if s.vbuf, err = s.Value.Append(s.vbuf[:0], value); err != nil {
-		return fmt.Errorf("%w: store %q: serialize value: %w", ErrProcessing, s.Store.Name(), err)
+	vb, err := encodeFor(s.Store.Name(), "value", s.Value, &s.vbuf, value)
+	if err != nil {
+		return err
 	}
-	return s.Store.Put(kb, start, s.vbuf)
+	return s.Store.Put(kb, start, vb)
 }
 
 // Delete removes key's window starting at start.
@@ -190,19 +203,11 @@ func NewTypedSessionStore[K, V any](s sgstate.SessionStore, key serdes.Serde[K],
 }
 
 func (s *TypedSessionStore[K, V]) keyBytes(key K) ([]byte, error) {
-	var err error
-	if s.kbuf, err = s.Key.Append(s.kbuf[:0], key); err != nil {
-		return nil, fmt.Errorf("%w: store %q: serialize key: %w", ErrProcessing, s.Store.Name(), err)
-	}
-	return s.kbuf, nil
+	return encodeFor(s.Store.Name(), "key", s.Key, &s.kbuf, key)
 }
 
 func (s *TypedSessionStore[K, V]) decode(b []byte) (V, error) {
-	v, err := s.Value.Decode(b)
-	if err != nil {
-		return v, fmt.Errorf("%w: store %q: decode value: %w", ErrProcessing, s.Store.Name(), err)
-	}
-	return v, nil
+	return decodeFor(s.Store.Name(), s.Value, b)
 }
 
 // FindSessions visits key's sessions with end >= earliestEnd and start <=
@@ -243,10 +248,11 @@ func (s *TypedSessionStore[K, V]) Put(key K, start, end int64, value V) error {
 	if err != nil {
 		return err
 	}
-	if s.vbuf, err = s.Value.Append(s.vbuf[:0], value); err != nil {
-		return fmt.Errorf("%w: store %q: serialize value: %w", ErrProcessing, s.Store.Name(), err)
+	vb, err := encodeFor(s.Store.Name(), "value", s.Value, &s.vbuf, value)
+	if err != nil {
+		return err
 	}
-	return s.Store.Put(kb, start, end, s.vbuf)
+	return s.Store.Put(kb, start, end, vb)
 }
 
 // Remove deletes key's session [start, end].
