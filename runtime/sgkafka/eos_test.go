@@ -149,11 +149,7 @@ func TestAbortedTransactionLeavesNoTrace(t *testing.T) {
 		if err := r2.stop(t); err != nil {
 			t.Fatal(err)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeCount)
-		want := driverOutput(t, tp, 2, ev.out, recs, decodeCount)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output after restart differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 2, recs, decodeCount, "output after restart")
 	})
 }
 
@@ -218,11 +214,7 @@ func TestRestartRestoresOnlyPastCheckpoint(t *testing.T) {
 		if lost.Load() > 100 {
 			t.Fatalf("the crashed transaction held %d of %d changelog records; want a tail", lost.Load(), total)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeCount)
-		want := driverOutput(t, tp, 2, ev.out, recs, decodeCount)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 2, recs, decodeCount, "output")
 	})
 }
 
@@ -262,11 +254,7 @@ func TestTwoInstancesShareAndTakeOver(t *testing.T) {
 		if b.e.TotalRestored() == 0 {
 			t.Error("b took over tasks without restoring their state")
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeCount)
-		want := driverOutput(t, tp, 4, ev.out, recs, decodeCount)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 4, recs, decodeCount, "output")
 	})
 }
 

@@ -83,16 +83,23 @@ func globalTaskID(t testing.TB, h *sgstream.Topology) engine.TaskID {
 	return engine.TaskID{}
 }
 
+// globalJoinSetup creates the topics of globalJoinBuild's topology (the
+// global topic gt with 3 partitions, deleted with the app's topics; input
+// and output with 2) and builds it.
+func globalJoinSetup(t *testing.T, ev testEnv) (gt string, tp *sgstream.Topology) {
+	gt = ev.appID + "-globals"
+	createTopic(t, ev.brokers, gt, 3)
+	createTopic(t, ev.brokers, ev.in, 2)
+	createTopic(t, ev.brokers, ev.out, 2)
+	return gt, ev.topology(t, globalJoinBuild(gt))
+}
+
 // The global table is bootstrapped from all its partitions before the
 // stream is processed: the output equals the test driver's over the global
 // records followed by the stream records.
 func TestGlobalTableJoinMatchesDriver(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
-		gt := ev.appID + "-globals" // deleted with the app's topics
-		createTopic(t, ev.brokers, gt, 3)
-		createTopic(t, ev.brokers, ev.in, 2)
-		createTopic(t, ev.brokers, ev.out, 2)
-		tp := ev.topology(t, globalJoinBuild(gt))
+		gt, tp := globalJoinSetup(t, ev)
 		grecs := globalRecords(gt, 120, 40, 9, "a", 0)
 		srecs := streamRecords(ev.in, 300, 50, "a", 1000)
 		produce(t, ev.brokers, 3, grecs)
@@ -103,11 +110,7 @@ func TestGlobalTableJoinMatchesDriver(t *testing.T) {
 		if err := r.wait(t, 90*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeString)
-		want := driverOutput(t, tp, 2, ev.out, concat(grecs, srecs), decodeString)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 2, concat(grecs, srecs), decodeString, "output")
 		gid := globalTaskID(t, tp)
 		if n := r.e.RestoredRecords(gid); n != int64(len(grecs)) {
 			t.Errorf("global bootstrap restored %d records, want %d", n, len(grecs))
@@ -123,11 +126,7 @@ func TestGlobalTableJoinMatchesDriver(t *testing.T) {
 // goroutine writes it).
 func TestGlobalTableUpdatesWhileRunning(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
-		gt := ev.appID + "-globals"
-		createTopic(t, ev.brokers, gt, 3)
-		createTopic(t, ev.brokers, ev.in, 2)
-		createTopic(t, ev.brokers, ev.out, 2)
-		tp := ev.topology(t, globalJoinBuild(gt))
+		gt, tp := globalJoinSetup(t, ev)
 		g1 := globalRecords(gt, 60, 30, 0, "a", 0)
 		s1 := streamRecords(ev.in, 200, 40, "a", 1000)
 		// g2 renames every key, deletes a third and adds ref30..ref39.
@@ -149,11 +148,7 @@ func TestGlobalTableUpdatesWhileRunning(t *testing.T) {
 		if err := r.stop(t); err != nil {
 			t.Fatal(err)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeString)
-		want := driverOutput(t, tp, 2, ev.out, concat(g1, s1, g2, s2), decodeString)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 2, concat(g1, s1, g2, s2), decodeString, "output")
 	})
 }
 
@@ -162,11 +157,7 @@ func TestGlobalTableUpdatesWhileRunning(t *testing.T) {
 // driver's.
 func TestGlobalTableRestartRestoresTail(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
-		gt := ev.appID + "-globals"
-		createTopic(t, ev.brokers, gt, 3)
-		createTopic(t, ev.brokers, ev.in, 2)
-		createTopic(t, ev.brokers, ev.out, 2)
-		tp := ev.topology(t, globalJoinBuild(gt))
+		gt, tp := globalJoinSetup(t, ev)
 		g1 := globalRecords(gt, 200, 50, 7, "a", 0)
 		s1 := streamRecords(ev.in, 150, 60, "a", 1000)
 		g2 := globalRecords(gt, 20, 60, 4, "b", 2000)
@@ -194,11 +185,7 @@ func TestGlobalTableRestartRestoresTail(t *testing.T) {
 		if total := int64(len(g1) + len(g2)); n != int64(len(g2)) || n >= total {
 			t.Fatalf("restart restored %d global records, want only the %d past the checkpoint (of %d)", n, len(g2), total)
 		}
-		got := byKey(readCommitted(t, ev.brokers, ev.out), decodeString)
-		want := driverOutput(t, tp, 2, ev.out, concat(g1, s1, g2, s2), decodeString)
-		if d := diffOutputs(want, got); d != "" {
-			t.Fatalf("output differs from the test driver:\n%s", d)
-		}
+		expectDriverOutput(t, ev, tp, 2, concat(g1, s1, g2, s2), decodeString, "output")
 	})
 }
 

@@ -217,6 +217,19 @@ func driverOutput(t testing.TB, tp *sgstream.Topology, partitions int, out strin
 	return byKey(krs, decode)
 }
 
+// expectDriverOutput fails t unless the committed records of ev.out, by
+// key, are what the test driver computes from recs over partitions
+// partitions: the check every engine test ends with. what names the run
+// in the failure ("output", "output after restart").
+func expectDriverOutput(t testing.TB, ev testEnv, tp *sgstream.Topology, partitions int, recs []sgstream.RawRecord, decode func(k, v []byte) (string, string), what string) {
+	t.Helper()
+	got := byKey(readCommitted(t, ev.brokers, ev.out), decode)
+	want := driverOutput(t, tp, partitions, ev.out, recs, decode)
+	if d := diffOutputs(want, got); d != "" {
+		t.Fatalf("%s differs from the test driver:\n%s", what, d)
+	}
+}
+
 func diffOutputs(want, got map[string][]string) string {
 	var b strings.Builder
 	keys := map[string]bool{}
