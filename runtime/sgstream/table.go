@@ -20,6 +20,19 @@ type tableOpts struct {
 	// values without being materialized: filters and map_values on an
 	// unmaterialized foreign-key join result.
 	noFreeOld bool
+	// view is the store an unmaterialized filter's or map_values' lookups
+	// read through (KTableValueGetterSupplier#storeNames), for lookupStore.
+	view string
+}
+
+// lookupStore is the store lookups of t read, as Kafka Streams lists it on
+// a joining processor: the materializing store, or for an unmaterialized
+// filter or map_values that of the table it reads through, or "".
+func (t Table[K, V]) lookupStore() string {
+	if t.store == "" && t.old != nil {
+		return t.old.view
+	}
+	return t.store
 }
 
 // freeOldValues reports whether t can give old values without being
@@ -209,6 +222,7 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 	out, next := newTable(t.b, info, getter, "", t.Key, t.Value)
 	out.old.parent = func() { sendOldValues(t) }
 	out.old.noFreeOld = !freeOldValues(t)
+	out.old.view = t.lookupStore()
 	if freeOldValues(t) {
 		// KTableFilter asks its parent for old values whenever that needs no
 		// materializing, so a row that fails before and after is not sent
@@ -269,6 +283,7 @@ func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, val
 	out, next := newTable(t.b, info, getter, "", t.Key, value)
 	out.old.parent = func() { sendOldValues(t) }
 	out.old.noFreeOld = !freeOldValues(t)
+	out.old.view = t.lookupStore()
 	opts := out.old
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
