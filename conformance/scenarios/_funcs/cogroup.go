@@ -6,9 +6,10 @@ import (
 	"strconv"
 )
 
-// User functions of the scenario. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
+// User functions of the table-groupby-* scenarios. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
 // that must compute exactly the same thing.
 
+// Empty is the initial aggregate of every cogroup scenario.
 func Empty() string { return "" }
 
 // AddClick and AddView tag each value with its input, so the output shows
