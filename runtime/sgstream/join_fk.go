@@ -204,7 +204,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	// sink; on the right, receive a subscription and join it with the right
 	// table, and the foreign join of right-table updates with their
 	// subscribers; on the left again, resolve responses into the result.
-	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.store, r.store, store)
+	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.lookupStore(), r.lookupStore(), store)
 	b.declareStore(StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
 	l.to(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
 

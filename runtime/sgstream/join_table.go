@@ -23,7 +23,7 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 	b := s.b
 	// The table is a parent so that the join runs in the table's
 	// sub-topology, where the stores its getter reads are open.
-	info := b.g.StreamTableJoin(name, s.info, t.info, t.store)
+	info := b.g.StreamTableJoin(name, s.info, t.info, t.lookupStore())
 	if kind != InnerJoin && kind != LeftJoin {
 		b.errorf("join %q: a stream-table join is inner or left, not %v", name, kind)
 	}
@@ -131,7 +131,7 @@ type tableJoin[K, V1, V2, VR any] struct {
 
 func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
 	b := l.b
-	info := b.g.TableJoin(name, l.info, r.info, l.store, r.store, store)
+	info := b.g.TableJoin(name, l.info, r.info, l.lookupStore(), r.lookupStore(), store)
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
 		b.errorf("join %q: unknown join kind %v", name, kind)
 	}

@@ -16,6 +16,31 @@ type tableOpts struct {
 	// parent propagates the request upstream through unmaterialized
 	// tables (filter, map_values, suppress).
 	parent func()
+	// noFreeOld is set on an unmaterialized table that cannot give old
+	// values without being materialized: filters and map_values on an
+	// unmaterialized foreign-key join result.
+	noFreeOld bool
+	// view is the store an unmaterialized filter's or map_values' lookups
+	// read through (KTableValueGetterSupplier#storeNames), for lookupStore.
+	view string
+}
+
+// lookupStore is the store lookups of t read, as Kafka Streams lists it on
+// a joining processor: the materializing store, or for an unmaterialized
+// filter or map_values that of the table it reads through, or "".
+func (t Table[K, V]) lookupStore() string {
+	if t.store == "" && t.old != nil {
+		return t.old.view
+	}
+	return t.store
+}
+
+// freeOldValues reports whether t can give old values without being
+// materialized, as Kafka Streams' KTableImpl#enableSendingOldValues(false)
+// answers: a table with a store can, an unmaterialized foreign-key join
+// result cannot, unmaterialized tables built on one inherit its answer.
+func freeOldValues[K, V any](t Table[K, V]) bool {
+	return t.store != "" || (t.info.Op != "fk_join_result" && (t.old == nil || !t.old.noFreeOld))
 }
 
 // sendOldValues records that an operator downstream of t needs the old
@@ -169,9 +194,9 @@ func (g GlobalTable[K, V]) lookup() func(t *task) (valueGetter[K, V], error) {
 
 // FilterTable keeps the table rows for which pred is true (KTableFilter):
 // an update whose new value fails is forwarded as a tombstone, so rows
-// leave the filtered table; when a downstream operator needs old values
-// (sendOldValues), an update whose new and old values both fail is
-// skipped. Lookups (joins) see only passing rows.
+// leave the filtered table; an update whose new and old values both fail is
+// skipped, unless old values would need materializing (freeOldValues) and
+// no downstream operator asks for them. Lookups (joins) see only passing rows.
 func FilterTable[K, V any](t Table[K, V], name string, pred func(key K, value V) bool) Table[K, V] {
 	return filterTable(t, name, "filter", pred, true)
 }
@@ -196,6 +221,14 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 	}
 	out, next := newTable(t.b, info, getter, "", t.Key, t.Value)
 	out.old.parent = func() { sendOldValues(t) }
+	out.old.noFreeOld = !freeOldValues(t)
+	out.old.view = t.lookupStore()
+	if freeOldValues(t) {
+		// KTableFilter asks its parent for old values whenever that needs no
+		// materializing, so a row that fails before and after is not sent
+		// as a tombstone.
+		sendOldValues(out)
+	}
 	opts := out.old
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
@@ -249,6 +282,8 @@ func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, val
 	}
 	out, next := newTable(t.b, info, getter, "", t.Key, value)
 	out.old.parent = func() { sendOldValues(t) }
+	out.old.noFreeOld = !freeOldValues(t)
+	out.old.view = t.lookupStore()
 	opts := out.old
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value

@@ -24,3 +24,8 @@ func label(i *Info) string {
 }
 
 func TableJoin(key string, left *Event, right *Info) string { return eventV(left) + "|" + label(right) }
+
+// SmallEvent and NotD filter a side of tt-*-filtered before the join.
+func SmallEvent(key string, value *Event) bool { return value.V < 6 }
+
+func NotD(key string, value *Info) bool { return value.Label != "d" }

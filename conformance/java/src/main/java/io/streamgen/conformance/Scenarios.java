@@ -15,6 +15,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
@@ -25,6 +26,7 @@ import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.SlidingWindows;
@@ -37,6 +39,11 @@ import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * The Kafka Streams topology of every scenario, by name. Each mirrors
@@ -157,6 +164,14 @@ final class Scenarios {
                 .groupByKey(Grouped.with("fanout", S, L))
                 .count(mat("fanout-counts", L))
                 .toStream().to("out", Produced.with(S, L)));
+        windowed("session-count-suppress", Win.session(5_000, 0), Agg.COUNT, Emit.SUPPRESS);
+        cogroupWindowed("cogroup-hopping", TimeWindows.ofSizeAndGrace(ofMillis(10_000), ofMillis(2_000)).advanceBy(ofMillis(4_000)),
+                Win.tumbling(10_000, 0));
+        cogroupWindowed("cogroup-sliding", SlidingWindows.ofTimeDifferenceAndGrace(ofMillis(5_000), ofMillis(1_000)),
+                Win.sliding(5_000, 0));
+        streams();
+        tables();
+        lookups();
         ALL.put("suppress-time-limit", b -> b
                 .stream("events", Consumed.with(S, L))
                 .groupByKey(Grouped.with(S, L))
@@ -270,6 +285,166 @@ final class Scenarios {
                 .toStream().to("out", Produced.with(S, L));
     }
 
+    private static void cogroupWindowed(String name, TimeWindows windows, Win out) {
+        ALL.put(name, b -> cogrouped(b).windowedBy(windows).aggregate(Scenarios::empty, mat("activity-store", S))
+                .toStream().to("out", Produced.with(out.keySerde(), S)));
+    }
+
+    private static void cogroupWindowed(String name, SlidingWindows windows, Win out) {
+        ALL.put(name, b -> cogrouped(b).windowedBy(windows).aggregate(Scenarios::empty, mat("activity-store", S))
+                .toStream().to("out", Produced.with(out.keySerde(), S)));
+    }
+
+    private static org.apache.kafka.streams.kstream.CogroupedKStream<String, String> cogrouped(StreamsBuilder b) {
+        KGroupedStream<String, Long> clicks = b.stream("clicks", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+        KGroupedStream<String, Long> views = b.stream("views", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+        return clicks.<String>cogroup(Scenarios::addClick).cogroup(views, Scenarios::addView);
+    }
+
+    /** Stateless chains and plain (non-windowed) aggregations of streams: funcs "stream". */
+    private static void streams() {
+        ALL.put("rekey-map-count", b -> b
+                .stream("events", Consumed.with(S, L))
+                .filter(Scenarios::nonZero)
+                .map(Scenarios::bucketOf)
+                .groupByKey(Grouped.with("buckets", S, L))
+                .count(mat("bucket-counts", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("flatmapvalues-reduce", b -> b
+                .stream("events", Consumed.with(S, L))
+                .flatMapValues(Scenarios::copies)
+                .groupByKey(Grouped.with(S, L))
+                .reduce(Scenarios::sum, mat("sums-store", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("split-four", b -> {
+            Map<String, KStream<String, Long>> parts = b.stream("events", Consumed.with(S, L))
+                    .split(Named.as("parts-"))
+                    .branch(Scenarios::isLow, Branched.as("low"))
+                    .branch(Scenarios::isMid, Branched.as("mid"))
+                    .branch(Scenarios::isHigh, Branched.as("high"))
+                    .defaultBranch(Branched.as("rest"));
+            parts.get("parts-low").to("out-low", Produced.with(S, L));
+            parts.get("parts-mid").mapValues(Scenarios::times10).to("out-mid", Produced.with(S, L));
+            parts.get("parts-high").to("out-high", Produced.with(S, L));
+            parts.get("parts-rest").to("out-rest", Produced.with(S, L));
+        });
+        ALL.put("merge-three", b -> {
+            KStream<String, String> tb = b.stream("b", Consumed.with(S, L)).mapValues(v -> "b" + v);
+            KStream<String, String> tc = b.stream("c", Consumed.with(S, L)).mapValues(v -> "c" + v);
+            b.stream("a", Consumed.with(S, L)).mapValues(v -> "a" + v).merge(tb).merge(tc)
+                    .to("out", Produced.with(S, S));
+        });
+        ALL.put("repartition-partitions", b -> b
+                .stream("events", Consumed.with(S, L))
+                .selectKey(Scenarios::modKey)
+                .repartition(Repartitioned.<String, Long>as("by-mod").withKeySerde(S).withValueSerde(L)
+                        .withNumberOfPartitions(3))
+                .groupByKey(Grouped.with(S, L))
+                .count(mat("mod-counts", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("stream-reduce", b -> b
+                .stream("events", Consumed.with(S, L))
+                .groupByKey(Grouped.with(S, L))
+                .reduce(Math::min, mat("mins-store", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("stream-aggregate-rekey", b -> b
+                .stream("events", Consumed.with(S, L))
+                .groupBy((k, v) -> "g" + keyDigit(k) % 2, Grouped.with("groups", S, L))
+                .aggregate(Scenarios::empty, Scenarios::append, mat("group-lists", S))
+                .toStream().to("out", Produced.with(S, S)));
+        ALL.put("process-values-store", b -> {
+            b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("seen"), S, L));
+            b.stream("events", Consumed.with(S, L)).processValues(Seen::new, "seen").to("out", Produced.with(S, S));
+        });
+    }
+
+    /** Numbers the records of each key in the store "seen"; a tombstone resets the count (twin of funcs.go's seen). */
+    static final class Seen implements FixedKeyProcessor<String, Long, String> {
+        private FixedKeyProcessorContext<String, String> ctx;
+        private KeyValueStore<String, Long> store;
+
+        @Override
+        public void init(FixedKeyProcessorContext<String, String> context) {
+            ctx = context;
+            store = context.getStateStore("seen");
+        }
+
+        @Override
+        public void process(FixedKeyRecord<String, Long> r) {
+            if (r.value() == null) {
+                store.delete(r.key());
+                ctx.forward(r.withValue("reset"));
+                return;
+            }
+            Long prev = store.get(r.key());
+            long n = prev == null ? 1 : prev + 1;
+            store.put(r.key(), n);
+            ctx.forward(r.withValue(n + ":" + r.value()));
+        }
+    }
+
+    /** Table operators: funcs "table" and "table-groupby". */
+    private static void tables() {
+        ALL.put("table-filter-mapvalues", b -> b
+                .table("infos", Consumed.with(S, J), mat("infos-store", J))
+                .filter((k, v) -> v.get("n").asLong() < 5)
+                .mapValues(Scenarios::describe)
+                .toStream().to("out", Produced.with(S, S)));
+        ALL.put("table-filternot-tostream", b -> b
+                .table("infos", Consumed.with(S, J), mat("infos-store", J))
+                .filterNot((k, v) -> v.get("label").asText().equals("a"))
+                .toStream()
+                .mapValues((k, v) -> v == null ? "null" : describe(k, v))
+                .to("out", Produced.with(S, S)));
+        ALL.put("stream-to-table", b -> b
+                .stream("events", Consumed.with(S, J))
+                .toTable(mat("latest-store", J))
+                .mapValues(Scenarios::describe)
+                .toStream().to("out", Produced.with(S, S)));
+        ALL.put("table-source-tostream", b -> b
+                .table("infos", Consumed.with(S, S), mat("infos-store", S))
+                .toStream().to("out", Produced.with(S, S)));
+        ALL.put("table-groupby-reduce", b -> b
+                .table("accounts", Consumed.with(S, J), mat("accounts-store", J))
+                .groupBy((k, v) -> KeyValue.pair(v.get("region").asText(), v.get("amount").asLong()),
+                        Grouped.with("regions", S, L))
+                .reduce(Scenarios::sum, (agg, v) -> agg - v, mat("region-sums", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("tt-inner-filtered", b -> {
+            KTable<String, JsonNode> left = b.table("left", Consumed.with(S, J), mat("left-store", J));
+            KTable<String, JsonNode> right = b.table("right", Consumed.with(S, J), mat("right-store", J));
+            left.filter((k, v) -> v.get("v").asLong() < 6).join(right, Scenarios::tableJoin, Named.as("tt"))
+                    .toStream().to("out", Produced.with(S, S));
+        });
+        ALL.put("tt-left-filtered", b -> {
+            KTable<String, JsonNode> left = b.table("left", Consumed.with(S, J), mat("left-store", J));
+            KTable<String, JsonNode> right = b.table("right", Consumed.with(S, J), mat("right-store", J));
+            left.leftJoin(right.filter((k, v) -> !v.get("label").asText().equals("d")), Scenarios::tableJoin, Named.as("tt"))
+                    .toStream().to("out", Produced.with(S, S));
+        });
+    }
+
+    /** Lookup joins of a stream by a field of its value: funcs "lookup-join". */
+    private static void lookups() {
+        for (boolean leftJoin : new boolean[] {false, true}) {
+            ALL.put(leftJoin ? "sg-left" : "sg-inner", b -> {
+                KStream<String, JsonNode> events = b.stream("events", Consumed.with(S, J));
+                GlobalKTable<String, JsonNode> infos = b.globalTable("infos", Consumed.with(S, J), mat("infos-store", J));
+                KStream<String, String> out = leftJoin
+                        ? events.leftJoin(infos, Scenarios::eventRef, Scenarios::eventWithRef, Named.as("joined.sg"))
+                        : events.join(infos, Scenarios::eventRef, Scenarios::eventWithRef, Named.as("joined.sg"));
+                out.to("out", Produced.with(S, S));
+            });
+        }
+        ALL.put("st-inner-rekey", b -> {
+            KStream<String, JsonNode> events = b.stream("events", Consumed.with(S, J));
+            KTable<String, JsonNode> infos = b.table("infos", Consumed.with(S, J), mat("infos-store", J));
+            events.selectKey(Scenarios::eventRef)
+                    .join(infos, Scenarios::eventWithRef, Joined.with(S, J, J, "st"))
+                    .to("out", Produced.with(S, S));
+        });
+    }
+
     private static <V, T extends StateStore> Materialized<String, V, T> mat(String store, Serde<V> values) {
         return Materialized.<String, V, T>as(store).withKeySerde(S).withValueSerde(values);
     }
@@ -324,5 +499,38 @@ final class Scenarios {
             out.add(KeyValue.pair(key + "#" + i, value));
         }
         return out;
+    }
+
+    static boolean nonZero(String key, Long value) { return value != 0; }
+
+    static long keyDigit(String key) { return key.charAt(key.length() - 1) - '0'; }
+
+    static KeyValue<String, Long> bucketOf(String key, Long value) {
+        return KeyValue.pair("b" + (value % 3), value * 10 + keyDigit(key));
+    }
+
+    static boolean isLow(String key, Long value) { return value < 3; }
+
+    static boolean isMid(String key, Long value) { return value < 6; }
+
+    static boolean isHigh(String key, Long value) { return value < 8; }
+
+    static String modKey(String key, Long value) { return key + "-" + (value % 3); }
+
+    static List<Long> copies(Long value) {
+        List<Long> out = new ArrayList<>();
+        for (long i = 0; i < value % 3; i++) {
+            out.add(value * 10 + i);
+        }
+        return out;
+    }
+
+    static String describe(String key, JsonNode v) { return v.get("label").asText() + "/" + v.get("n").asLong(); }
+
+    static String eventRef(String key, JsonNode e) { return e == null ? key : e.get("ref").asText(); }
+
+    static String eventWithRef(String key, JsonNode e, JsonNode info) {
+        String v = e == null ? "null" : e.get("v").asLong() + "@" + e.get("ref").asText();
+        return key + ":" + v + "|" + label(info);
     }
 }

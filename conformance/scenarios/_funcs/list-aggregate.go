@@ -6,12 +6,21 @@ import (
 	"strconv"
 )
 
-// User functions of the scenario. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
+// User functions of the windowed aggregates and the cogroups, which build their aggregates
+// as lists of the values they saw. Each has a twin in conformance/java/src/main/java/io/streamgen/conformance/Scenarios.java
 // that must compute exactly the same thing.
 
 func Empty() string { return "" }
 
-// AddClick and AddView tag each value with its input, so the output shows
+// Append keeps the values in arrival order, so the output shows which records a window saw.
+func Append(key string, value int64, agg string) string {
+	if agg == "" {
+		return strconv.FormatInt(value, 10)
+	}
+	return agg + "," + strconv.FormatInt(value, 10)
+}
+
+// AddClick and AddView tag each value with its input, so a cogroup's output shows
 // which records of which input a window saw, in arrival order.
 func AddClick(key string, value int64, agg string) string { return tagged(agg, "c", value) }
 
