@@ -49,15 +49,6 @@ func TestTypedDriverDeadLetters(t *testing.T) {
 	if len(dlq) != 2 {
 		t.Fatalf("payments-dlq has %d records, want 2: %+v", len(dlq), dlq)
 	}
-	errorHeaders := func(offset, message string) []sgstream.Header {
-		return []sgstream.Header{
-			{Key: "streamgen.error.topic", Value: []byte("payments")},
-			{Key: "streamgen.error.partition", Value: []byte("0")},
-			{Key: "streamgen.error.offset", Value: []byte(offset)},
-			{Key: "streamgen.error.message", Value: []byte(message)},
-		}
-	}
-
 	// The panic: the original bytes still decode to the payment.
 	p3 := dlq[0]
 	if string(p3.Key) != "p3" || p3.Timestamp != 3_000 {
@@ -66,9 +57,10 @@ func TestTypedDriverDeadLetters(t *testing.T) {
 	if v, err := serdes.Msgpack[Payment]().Decode(p3.Value); err != nil || *v != (Payment{OrderID: "o3", Amount: -5}) {
 		t.Fatalf("first dead letter value = %+v, %v; want the original payment", v, err)
 	}
-	wantHeaders := append([]sgstream.Header{trace}, errorHeaders("2", "streamgen: processing failed: panic: negative payment amount")...)
-	if !reflect.DeepEqual(p3.Headers, wantHeaders) {
-		t.Fatalf("first dead letter headers:\n got %q\nwant %q", p3.Headers, wantHeaders)
+	panicMsg := "streamgen: processing failed: panic: negative payment amount"
+	checkErrorHeaders(t, p3.Headers, []sgstream.Header{trace}, "2", sgstream.ExceptionPanic, panicMsg)
+	if st := header(p3.Headers, sgstream.HeaderErrorsStacktrace); !strings.HasPrefix(st, sgstream.ExceptionPanic+": "+panicMsg+"\n\tat github.com/streamgen/streamgen/examples/deadletter.IsLarge(deadletter.go:") {
+		t.Fatalf("first dead letter stack trace = %q, want it to start at IsLarge", st)
 	}
 
 	// The undecodable record: bytes as piped; the message names the cause.
@@ -76,13 +68,48 @@ func TestTypedDriverDeadLetters(t *testing.T) {
 	if string(p4.Key) != "p4" || !reflect.DeepEqual(p4.Value, []byte{0xc1}) || p4.Timestamp != 4_000 {
 		t.Fatalf("second dead letter = %q:%x@%d, want p4:c1@4000", p4.Key, p4.Value, p4.Timestamp)
 	}
-	if len(p4.Headers) != 4 {
-		t.Fatalf("second dead letter headers = %q, want the 4 error headers", p4.Headers)
+	msg := header(p4.Headers, sgstream.HeaderErrorsMessage)
+	if !strings.HasPrefix(msg, "streamgen: deserialization failed: value: ") {
+		t.Fatalf("second dead letter message = %q, want a deserialization message", msg)
 	}
-	msg := string(p4.Headers[3].Value)
-	if !reflect.DeepEqual(p4.Headers[:3], errorHeaders("3", "")[:3]) || !strings.HasPrefix(msg, "streamgen: deserialization failed: value: ") {
-		t.Fatalf("second dead letter headers = %q, want offset 3 and a deserialization message", p4.Headers)
+	checkErrorHeaders(t, p4.Headers, nil, "3", sgstream.ExceptionSerialization, msg)
+}
+
+// checkErrorHeaders checks a dead letter's headers: the original ones
+// (orig), then Kafka Streams' KIP-1034 headers, then the legacy
+// streamgen.error.* ones, for payments partition 0 at offset. The stack
+// trace must start with "exception: message"; its frames are checked by
+// the callers that have them.
+func checkErrorHeaders(t *testing.T, got, orig []sgstream.Header, offset, exception, message string) {
+	t.Helper()
+	stack := header(got, sgstream.HeaderErrorsStacktrace)
+	if !strings.HasPrefix(stack, exception+": "+message+"\n") {
+		t.Errorf("stack trace = %q, want it to start with %q", stack, exception+": "+message)
 	}
+	want := append(append([]sgstream.Header(nil), orig...),
+		sgstream.Header{Key: "__streams.errors.exception", Value: []byte(exception)},
+		sgstream.Header{Key: "__streams.errors.message", Value: []byte(message)},
+		sgstream.Header{Key: "__streams.errors.stacktrace", Value: []byte(stack)},
+		sgstream.Header{Key: "__streams.errors.topic", Value: []byte("payments")},
+		sgstream.Header{Key: "__streams.errors.partition", Value: []byte("0")},
+		sgstream.Header{Key: "__streams.errors.offset", Value: []byte(offset)},
+		sgstream.Header{Key: "streamgen.error.topic", Value: []byte("payments")},
+		sgstream.Header{Key: "streamgen.error.partition", Value: []byte("0")},
+		sgstream.Header{Key: "streamgen.error.offset", Value: []byte(offset)},
+		sgstream.Header{Key: "streamgen.error.message", Value: []byte(message)},
+	)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("dead-letter headers:\n got %q\nwant %q", got, want)
+	}
+}
+
+func header(hs []sgstream.Header, key string) string {
+	for _, h := range hs {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
 }
 
 // TestTypedDriverDeadLettersNegativeTimestamp checks the spec's
@@ -114,13 +141,9 @@ func TestTypedDriverDeadLettersNegativeTimestamp(t *testing.T) {
 	if len(dlq) != 1 || string(dlq[0].Key) != "p1" || dlq[0].Timestamp != -1 {
 		t.Fatalf("payments-dlq = %+v, want p1 with its timestamp -1", dlq)
 	}
-	want := []sgstream.Header{
-		{Key: "streamgen.error.topic", Value: []byte("payments")},
-		{Key: "streamgen.error.partition", Value: []byte("0")},
-		{Key: "streamgen.error.offset", Value: []byte("0")},
-		{Key: "streamgen.error.message", Value: []byte("streamgen: invalid timestamp: extracted timestamp -1 is negative")},
-	}
-	if !reflect.DeepEqual(dlq[0].Headers, want) {
-		t.Fatalf("dead-letter headers:\n got %q\nwant %q", dlq[0].Headers, want)
+	tsMsg := "streamgen: invalid timestamp: extracted timestamp -1 is negative"
+	checkErrorHeaders(t, dlq[0].Headers, nil, "0", sgstream.ExceptionStreams, tsMsg)
+	if st := header(dlq[0].Headers, sgstream.HeaderErrorsStacktrace); st != sgstream.ExceptionStreams+": "+tsMsg+"\n" {
+		t.Fatalf("stack trace = %q, want the exception line alone (the error wraps nothing)", st)
 	}
 }

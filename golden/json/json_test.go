@@ -130,10 +130,10 @@ func TestJSONDecodeErrorsAreDeadLettered(t *testing.T) {
 		for _, h := range dlq[0].Headers {
 			headers[h.Key] = string(h.Value)
 		}
-		if msg := headers["streamgen.error.message"]; !strings.Contains(msg, c.msg) {
+		if msg := headers["__streams.errors.message"]; !strings.Contains(msg, c.msg) {
 			t.Errorf("%s: error message %q, want it to contain %q", c.value, msg, c.msg)
 		}
-		if headers["streamgen.error.topic"] != "in" || headers["streamgen.error.partition"] != "0" || headers["streamgen.error.offset"] != "1" {
+		if headers["__streams.errors.topic"] != "in" || headers["__streams.errors.partition"] != "0" || headers["__streams.errors.offset"] != "1" {
 			t.Errorf("%s: headers %v, want topic in, partition 0, offset 1", c.value, headers)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ const (
 	badKinds
 )
 
-// badMessage is the start of the streamgen.error.message header (and of
+// badMessage is the start of the __streams.errors.message header (and of
 // the fail policy's error) for each kind. The wrong schema names the field
 // path of the value that does not decode.
 var badMessage = map[badKind]string{
@@ -42,6 +43,15 @@ var badMessage = map[badKind]string{
 	badSchema:    "streamgen: deserialization failed: value: streamgen: decode amount at offset ",
 	badTimestamp: "streamgen: invalid timestamp: extracted timestamp -1 is negative",
 	badPanic:     "streamgen: processing failed: panic: negative payment amount",
+}
+
+// badException is the __streams.errors.exception header for each kind:
+// Kafka's exception class for the failures Kafka has one for.
+var badException = map[badKind]string{
+	badBytes:     "org.apache.kafka.common.errors.SerializationException",
+	badSchema:    "org.apache.kafka.common.errors.SerializationException",
+	badTimestamp: "org.apache.kafka.streams.errors.StreamsException",
+	badPanic:     "streamgen.Panic",
 }
 
 // badInputPartitions is the partition count of payments: the bad records
@@ -236,20 +246,53 @@ func checkDeadLetters(t *testing.T, recs []inputRec) {
 		if string(g.Value) != string(r.value) || g.Timestamp.UnixMilli() != r.ts {
 			t.Errorf("dead letter %q = %x@%d, want the original %x@%d", k, g.Value, g.Timestamp.UnixMilli(), r.value, r.ts)
 		}
-		h := map[string]string{}
-		for _, x := range g.Headers {
-			h[x.Key] = string(x.Value)
-		}
-		if len(g.Headers) != 5 || h["trace"] != "t-"+k || h["streamgen.error.topic"] != "payments" ||
-			h["streamgen.error.partition"] != strconv.Itoa(int(r.partition)) ||
-			h["streamgen.error.offset"] != strconv.FormatInt(r.offset, 10) ||
-			!strings.HasPrefix(h["streamgen.error.message"], badMessage[r.kind]) {
-			t.Errorf("dead letter %q (%s[%d]@%d) headers = %q, want trace and the error headers with %q",
-				k, "payments", r.partition, r.offset, h, badMessage[r.kind])
+		if err := checkDeadLetterHeaders(g.Headers, r); err != nil {
+			t.Errorf("dead letter %q (%s[%d]@%d): %v; headers = %q", k, "payments", r.partition, r.offset, err, g.Headers)
 		}
 	}
 	t.Logf("payments-dlq: %d bad records, each once, headers checked", len(seen))
 }
+
+// checkDeadLetterHeaders checks a dead letter's headers against its input
+// record r: the original trace header first, then KIP-1034's six in Kafka's
+// order and encoding, then the legacy streamgen.error.* four.
+func checkDeadLetterHeaders(hs []kgo.RecordHeader, r inputRec) error {
+	keys := make([]string, len(hs))
+	h := map[string]string{}
+	for i, x := range hs {
+		keys[i], h[x.Key] = x.Key, string(x.Value)
+	}
+	wantKeys := []string{"trace", "__streams.errors.exception", "__streams.errors.message", "__streams.errors.stacktrace",
+		"__streams.errors.topic", "__streams.errors.partition", "__streams.errors.offset",
+		"streamgen.error.topic", "streamgen.error.partition", "streamgen.error.offset", "streamgen.error.message"}
+	partition, offset := strconv.Itoa(int(r.partition)), strconv.FormatInt(r.offset, 10)
+	msg := h["__streams.errors.message"]
+	switch {
+	case !slices.Equal(keys, wantKeys):
+		return fmt.Errorf("header keys %q, want %q", keys, wantKeys)
+	case h["trace"] != "t-"+r.key:
+		return errors.New("original trace header lost")
+	case h["__streams.errors.exception"] != badException[r.kind]:
+		return fmt.Errorf("exception %q, want %q", h["__streams.errors.exception"], badException[r.kind])
+	case !strings.HasPrefix(msg, badMessage[r.kind]) || strings.Contains(msg, "\n"):
+		return fmt.Errorf("message %q, want one line starting %q", msg, badMessage[r.kind])
+	case !strings.HasPrefix(h["__streams.errors.stacktrace"], badException[r.kind]+": "+msg+"\n"):
+		return errors.New("stack trace does not start with \"exception: message\"")
+	case r.kind == badPanic && !panicFrameFirst.MatchString(h["__streams.errors.stacktrace"]):
+		return errors.New("panic's stack trace does not start at the panicking IsLarge, with no directory")
+	case h["__streams.errors.topic"] != "payments" || h["__streams.errors.partition"] != partition || h["__streams.errors.offset"] != offset:
+		return errors.New("__streams.errors topic, partition or offset do not name the input record")
+	case h["streamgen.error.topic"] != "payments" || h["streamgen.error.partition"] != partition ||
+		h["streamgen.error.offset"] != offset || h["streamgen.error.message"] != msg:
+		return errors.New("legacy streamgen.error.* headers differ")
+	}
+	return nil
+}
+
+// panicFrameFirst matches a panic's stack trace whose first frame is the
+// panicking IsLarge (its package is main in the e2e build), in Java's shape
+// with the file's base name only.
+var panicFrameFirst = regexp.MustCompile("^[^\n]*\n\tat [^\n(]*\\.IsLarge\\(deadletter\\.go:[0-9]+\\)\n")
 
 func countBad(recs []inputRec) int64 {
 	var n int64

@@ -269,13 +269,20 @@ func produceUndecodablePayment(t *testing.T, p *proc, _ []outRec) ([]line, []out
 	if r.Offset != int64(n) {
 		t.Fatalf("undecodable payment at offset %d, want %d (after the input)", r.Offset, n)
 	}
+	exception := "org.apache.kafka.common.errors.SerializationException"
+	msg := "streamgen: deserialization failed: value: " + decodeErrorOf0xc1
 	return nil, []outRec{{
 		Topic: "payments-dlq", Key: jsonString(base64.StdEncoding.EncodeToString([]byte("p-bad"))),
 		Value: jsonString(base64.StdEncoding.EncodeToString([]byte{0xc1})), Timestamp: ts,
 		Headers: map[string]string{
-			"streamgen.error.topic": "payments", "streamgen.error.partition": "0",
+			"__streams.errors.exception":  exception,
+			"__streams.errors.message":    msg,
+			"__streams.errors.stacktrace": exception + ": " + msg + "\nCaused by: " + decodeErrorOf0xc1 + "\n",
+			"__streams.errors.topic":      "payments", "__streams.errors.partition": "0",
+			"__streams.errors.offset": fmt.Sprint(n),
+			"streamgen.error.topic":   "payments", "streamgen.error.partition": "0",
 			"streamgen.error.offset":  fmt.Sprint(n),
-			"streamgen.error.message": "streamgen: deserialization failed: value: " + decodeErrorOf0xc1,
+			"streamgen.error.message": msg,
 		},
 	}}
 }

@@ -545,9 +545,28 @@ func parseOutput(t testing.TB, what string, data []byte) []outRec {
 		// Canonical JSON for byte comparison.
 		r.Key = canonical(t, r.Key)
 		r.Value = canonical(t, r.Value)
+		if st, ok := r.Headers["__streams.errors.stacktrace"]; ok {
+			r.Headers["__streams.errors.stacktrace"] = userFrames(st)
+		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// userFrames cuts a dead letter's stack trace after the task's Process
+// frame: the frames below it are the engine's (the replay driver's or the
+// Kafka worker's), which differ between replay and run by design.
+func userFrames(stack string) string {
+	const process = "/runtime/sgstream.(*task).Process("
+	i := strings.Index(stack, process)
+	if i < 0 {
+		return stack
+	}
+	end := strings.IndexByte(stack[i:], '\n')
+	if end < 0 {
+		return stack
+	}
+	return stack[:i+end+1]
 }
 
 func canonical(t testing.TB, m json.RawMessage) json.RawMessage {

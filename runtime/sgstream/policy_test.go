@@ -50,8 +50,8 @@ func TestInvalidTimestampPolicies(t *testing.T) {
 				for _, x := range r.Headers {
 					h[x.Key] = string(x.Value)
 				}
-				if h["streamgen.error.topic"] != "in" || h["streamgen.error.offset"] != "0" ||
-					h["streamgen.error.message"] != "streamgen: invalid timestamp: extracted timestamp -1 is negative" {
+				if h["__streams.errors.topic"] != "in" || h["__streams.errors.offset"] != "0" ||
+					h["__streams.errors.message"] != "streamgen: invalid timestamp: extracted timestamp -1 is negative" {
 					t.Fatalf("dead-letter headers = %q", h)
 				}
 			}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"runtime/debug"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
@@ -324,7 +322,7 @@ func stopsTask(err error) bool {
 func (t *task) guard(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: panic: %v\n%s", ErrProcessing, r, debug.Stack())
+			err = newPanicError(r)
 		}
 	}()
 	return fn()
@@ -338,12 +336,7 @@ func (t *task) handle(policy Policy, raw *RawRecord, err error) error {
 		t.cfg.Logger.Warn("skipping bad record", "topic", raw.Topic, "partition", raw.Partition, "offset", raw.Offset, "error", err.Error())
 		return nil
 	case PolicyDeadLetter:
-		headers := append(append([]Header(nil), raw.Headers...),
-			Header{Key: "streamgen.error.topic", Value: []byte(raw.Topic)},
-			Header{Key: "streamgen.error.partition", Value: []byte(strconv.Itoa(int(raw.Partition)))},
-			Header{Key: "streamgen.error.offset", Value: []byte(strconv.FormatInt(raw.Offset, 10))},
-			Header{Key: "streamgen.error.message", Value: []byte(firstLine(err.Error()))},
-		)
+		headers := deadLetterHeaders(raw, err)
 		if serr := t.cfg.Collector.Send(t.cfg.DeadLetterTopic, -1, raw.Key, raw.Value, raw.Timestamp, headers, raw.Key); serr != nil {
 			return fmt.Errorf("streamgen: %s: writing to dead-letter topic %q: %w (original error: %v)", where, t.cfg.DeadLetterTopic, serr, err)
 		}
