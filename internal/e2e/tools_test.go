@@ -120,18 +120,26 @@ func texts(ls []toolLine) []string {
 	return out
 }
 
-func TestProduceConsumeRoundTrip(t *testing.T) {
-	bin := buildJSONApp(t)
-	brokers := strings.Join(kafkatest.Brokers(t), ",")
+// toolSetup builds the app, makes its topics empty and reads the input.
+func toolSetup(t *testing.T) (bin, brokers string, input []byte) {
+	t.Helper()
+	bin = buildJSONApp(t)
+	brokers = strings.Join(kafkatest.Brokers(t), ",")
 	recreateTopics(t, toolTopics, "")
 	input, err := os.ReadFile(filepath.Join("testdata", "tools.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bin, brokers, input
+}
+
+func TestProduceConsumeRoundTrip(t *testing.T) {
+	bin, brokers, input := toolSetup(t)
 	_, report, code := tool(t, bin, input, "produce", "--brokers", brokers)
 	if code != 0 || !strings.Contains(report, "produced 7 records from stdin") {
 		t.Fatalf("produce: exit %d\n%s", code, report)
 	}
+	t.Logf("produce reported:\n%s", report)
 	out1 := mustTool(t, bin, nil, "consume", "--brokers", brokers, "--timeout", "30s", "in", "packed")
 	want, got := splitLines(t, string(input)), splitLines(t, out1)
 	if w, g := texts(want), texts(got); !slices.Equal(w, g) {
@@ -201,13 +209,7 @@ func sortedLines(s string) []string {
 // position and field, skipped (exit 1 at the end) or, under --strict,
 // stopping the command.
 func TestConsumeFromMaxAndBadRecords(t *testing.T) {
-	bin := buildJSONApp(t)
-	brokers := strings.Join(kafkatest.Brokers(t), ",")
-	recreateTopics(t, toolTopics, "")
-	input, err := os.ReadFile(filepath.Join("testdata", "tools.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, brokers, input := toolSetup(t)
 	mustTool(t, bin, input, "produce", "--brokers", brokers)
 	count := func(args ...string) int {
 		out := mustTool(t, bin, nil, append([]string{"consume", "--brokers", brokers}, args...)...)
@@ -241,9 +243,10 @@ func TestConsumeFromMaxAndBadRecords(t *testing.T) {
 	mustTool(t, bin, []byte(bad), "produce", "--brokers", brokers, "--raw")
 	out, errOut, code := tool(t, bin, nil, "consume", "--brokers", brokers, "in")
 	if code != 1 || !strings.Contains(errOut, `topic "in" partition 0 offset `) || !strings.Contains(errOut, "value") ||
-		!strings.Contains(errOut, "1 records did not decode") {
+		!strings.Contains(errOut, "1 record(s) did not decode") {
 		t.Errorf("consume of a bad record: exit %d, stderr:\n%s", code, errOut)
 	}
+	t.Logf("consume of a bad record reported:\n%s", errOut)
 	if n := len(splitLines(t, out)); n != 4 {
 		t.Errorf("consume of a bad record printed %d good lines, want 4:\n%s", n, out)
 	}

@@ -24,6 +24,9 @@ type connFlags struct {
 	saslPass, saslPassFile string
 }
 
+// conn gives toolMain the connection flags of a command's flags.
+func (c *connFlags) conn() *connFlags { return c }
+
 // addConnFlags registers the connection flags of command cmd on fs.
 func addConnFlags(fs *flag.FlagSet, c *connFlags, cmd string) {
 	c.cmd = cmd

@@ -7,12 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
@@ -53,19 +50,9 @@ Flags:
 
 // Consume is a generated binary's consume command: topics on a real
 // broker to JSON lines. Generated code sets App.Consume = sgrun.Consume.
-func Consume(app *sgapp.App, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer recoverTool(stderr, &code)
-	f, err := parseConsumeFlags(app, args, stderr)
-	if err != nil {
-		return flagExit(err, stderr)
-	}
-	if err := consumeCommand(ctx, app, f, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, explainSecurityError(err, &f.connFlags))
-		return 1
-	}
-	return 0
+func Consume(app *sgapp.App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return toolMain(stderr, func() (*consumeFlags, error) { return parseConsumeFlags(app, args, stderr) },
+		func(ctx context.Context, f *consumeFlags) error { return consumeCommand(ctx, app, f, stdout, stderr) })
 }
 
 func parseConsumeFlags(app *sgapp.App, args []string, stderr io.Writer) (*consumeFlags, error) {
@@ -260,7 +247,7 @@ func consumeCommand(ctx context.Context, app *sgapp.App, f *consumeFlags, stdout
 	}
 	fmt.Fprintf(stderr, "consumed %d records from %s\n", c.n, strings.Join(f.topics, ", "))
 	if err == nil && c.bad > 0 {
-		err = fmt.Errorf("%d records did not decode (reported above)", c.bad)
+		err = fmt.Errorf("%d record(s) did not decode (reported above)", c.bad)
 	}
 	if err != nil {
 		return fmt.Errorf("streamgen: consume: %w", err)

@@ -49,16 +49,23 @@ Flags:
 // Produce is a generated binary's produce command: JSON lines in the
 // replay format to their topics on a real broker. Generated code sets
 // App.Produce = sgrun.Produce.
-func Produce(app *sgapp.App, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func Produce(app *sgapp.App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return toolMain(stderr, func() (*produceFlags, error) { return parseProduceFlags(app, args, stderr) },
+		func(ctx context.Context, f *produceFlags) error { return produceCommand(ctx, app, f, stdin, stderr) })
+}
+
+// toolMain runs produce or consume: until SIGINT/SIGTERM, exit 2 for bad
+// flags (0 for -h), 1 with the security hints for a failure, never a panic.
+func toolMain[F interface{ conn() *connFlags }](stderr io.Writer, parse func() (F, error), run func(context.Context, F) error) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer recoverTool(stderr, &code)
-	f, err := parseProduceFlags(app, args, stderr)
+	f, err := parse()
 	if err != nil {
 		return flagExit(err, stderr)
 	}
-	if err := produceCommand(ctx, app, f, stdin, stderr); err != nil {
-		fmt.Fprintln(stderr, explainSecurityError(err, &f.connFlags))
+	if err := run(ctx, f); err != nil {
+		fmt.Fprintln(stderr, explainSecurityError(err, f.conn()))
 		return 1
 	}
 	return 0
