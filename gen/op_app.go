@@ -104,7 +104,9 @@ func emitApp(c *genCtx, f *jen.File) {
 		d.add("OnStart", jen.Index().Func().Params(jen.Qual("context", "Context")).Error().Values(m.hooks...))
 	}
 	d.add("Run", jen.Qual(pathSgrun, "Run"))
-	f.Comment("NewApp describes the application for the standard commands (run, replay, describe).")
+	d.add("Produce", jen.Qual(pathSgrun, "Produce"))
+	d.add("Consume", jen.Qual(pathSgrun, "Consume"))
+	f.Comment("NewApp describes the application for the standard commands (run, produce, consume, replay, describe).")
 	f.Func().Id("NewApp").Params().Op("*").Qual(pathSgapp, "App").Block(
 		jen.Return(jen.Op("&").Qual(pathSgapp, "App").Values(d.items()...)),
 	)

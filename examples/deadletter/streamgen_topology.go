@@ -39,7 +39,7 @@ var (
 	_ func(key string, value *Payment) bool = IsLarge
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -55,6 +55,8 @@ func NewApp() *sgapp.App {
 		DeadLetterTopic: "payments-dlq",
 		InvalidTime:     sgstream.TimestampDeadLetter,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }
 

@@ -78,7 +78,7 @@ var (
 	_ func(key string, left *Order, right *Payment) *PaidOrder = JoinPayment
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -97,6 +97,8 @@ func NewApp() *sgapp.App {
 		Processing:      sgstream.PolicyFail,
 		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }
 

@@ -58,7 +58,7 @@ var (
 	_ func(key string, value *Order) *Order = UpperOrder
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -73,6 +73,8 @@ func NewApp() *sgapp.App {
 		InvalidTime:     sgstream.TimestampFail,
 		OnStart:         []func(context.Context) error{Announce},
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }
 

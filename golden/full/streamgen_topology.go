@@ -285,7 +285,7 @@ var (
 	_ = strings.ToUpper
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -311,5 +311,7 @@ func NewApp() *sgapp.App {
 		DeadLetterTopic: "dlq",
 		InvalidTime:     sgstream.TimestampSkip,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }

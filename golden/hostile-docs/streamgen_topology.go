@@ -28,7 +28,7 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -42,5 +42,7 @@ func NewApp() *sgapp.App {
 		Processing:      sgstream.PolicyFail,
 		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }

@@ -63,7 +63,7 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 }
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -85,5 +85,7 @@ func NewApp() *sgapp.App {
 		DeadLetterTopic: "dlq",
 		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }

@@ -152,12 +152,23 @@ func uniqueID(prefix string) string {
 // holds the topic names (lockTopics) until then.
 func recreateTopics(t testing.TB, topics map[string]int32, appID string) {
 	t.Helper()
-	names := make([]string, 0, len(topics))
-	for n := range topics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(topics))
 	lockTopics(t, names...)
+	freshTopics(t, topics)
+	t.Cleanup(func() {
+		cl := admin(t)
+		deleteTopics(t, cl, names...)
+		if appID != "" {
+			deleteTopics(t, cl, topicsWithPrefix(t, cl, appID+"-")...)
+		}
+	})
+}
+
+// freshTopics deletes the topics if they exist and creates them empty; the
+// test must hold their names (recreateTopics does, for the whole test).
+func freshTopics(t testing.TB, topics map[string]int32) {
+	t.Helper()
+	names := slices.Sorted(maps.Keys(topics))
 	adm := admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -179,13 +190,6 @@ func recreateTopics(t testing.TB, topics map[string]int32, appID string) {
 		}
 	}
 	waitLeaders(t, ctx, adm, topics)
-	t.Cleanup(func() {
-		cl := admin(t)
-		deleteTopics(t, cl, names...)
-		if appID != "" {
-			deleteTopics(t, cl, topicsWithPrefix(t, cl, appID+"-")...)
-		}
-	})
 }
 
 // admin returns an admin client whose metadata answers are fresh: franz-go

@@ -1,6 +1,7 @@
 // Package sgapp is the command line of a generated application: the
 // standard commands every streamgen binary has (replay, describe, and run,
-// which package sgrun provides through App.Run). Generated code fills an
+// produce and consume, which package sgrun provides through App.Run,
+// App.Produce and App.Consume). Generated code fills an
 // App and calls Main. sgapp links no Kafka client.
 package sgapp
 
@@ -47,7 +48,17 @@ type App struct {
 	// that sgapp, and the replay and describe commands, link no Kafka
 	// client.
 	Run func(app *App, args []string, stdout, stderr io.Writer) int
+	// Produce and Consume are the produce and consume commands (JSON lines
+	// to and from a topic on a real broker): generated code sets
+	// sgrun.Produce and sgrun.Consume. Injected like Run, for the same
+	// reason; nil in builds without an engine.
+	Produce, Consume Command
 }
+
+// Command is a command that needs a Kafka client, which sgapp does not
+// link: it gets the command's arguments and the standard streams and
+// returns the exit code.
+type Command func(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 // Topology builds the app's topology structure.
 func (a *App) Topology() (*sgstream.Topology, error) { return sgstream.NewTopology(a.ID, a.Build) }
@@ -66,6 +77,8 @@ const usage = `usage: %s <command> [flags]
 
 Commands:
   run        run the application on Kafka (see run -h)
+  produce    write JSON lines (the replay format) to their topics on Kafka (see produce -h)
+  consume    print the records of topics on Kafka as JSON lines (see consume -h)
   replay     read input records as JSON lines on stdin, write output records as JSON lines on stdout
   describe   print the topology (--format text|mermaid|dot)
   help       show this help
@@ -94,6 +107,16 @@ func MainIO(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return 2
 		}
 		return app.Run(app, args[1:], stdout, stderr)
+	case "produce", "consume":
+		cmd := app.Produce
+		if args[0] == "consume" {
+			cmd = app.Consume
+		}
+		if cmd == nil {
+			fmt.Fprintf(stderr, "%s: this build has no Kafka engine linked\n", prog)
+			return 2
+		}
+		return cmd(app, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, prog)
 		return 0

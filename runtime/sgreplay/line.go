@@ -10,12 +10,16 @@ import (
 
 // Line is one line of the replay format.
 type Line struct {
-	Topic     string            `json:"topic"`
-	Key       json.RawMessage   `json:"key"`
-	Value     json.RawMessage   `json:"value"`
-	Timestamp *int64            `json:"timestamp"`
-	Partition *int32            `json:"partition,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
+	Topic     string          `json:"topic"`
+	Key       json.RawMessage `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	Timestamp *int64          `json:"timestamp"`
+	Partition *int32          `json:"partition,omitempty"`
+	// Offset is where the consume command read the record. Parse accepts
+	// and ignores it (the broker assigns offsets), so a consumed file feeds
+	// produce and replay unchanged.
+	Offset  *int64            `json:"offset,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 	// Sequence starts a new, independent sequence; such a line carries
 	// nothing else.
 	Sequence *int `json:"sequence,omitempty"`

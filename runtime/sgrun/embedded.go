@@ -2,12 +2,10 @@ package sgrun
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,8 +13,6 @@ import (
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
-	"github.com/streamgen/streamgen/runtime/sgpartition"
-	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -69,112 +65,6 @@ func declaredTopics(app *sgapp.App, tp *sgstream.Topology) map[string]int {
 		}
 	}
 	return want
-}
-
-// produceInput produces the records of a replay-format file to their
-// topics, partitioned as Kafka's default partitioner would (or as the line
-// says), and waits until all are acknowledged. Lines are read by
-// sgreplay.Parse, as the replay command reads them.
-func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sgapp.App, path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, fmt.Errorf("streamgen: --input: %w", err)
-	}
-	defer f.Close()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner())}, sec...)...)
-	if err != nil {
-		return 0, fmt.Errorf("streamgen: --input: %w", err)
-	}
-	defer cl.Close()
-	partitionsOf := topicPartitions(ctx, kadm.NewClient(cl))
-	var (
-		mu      sync.Mutex
-		prodErr error
-		n       int
-	)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		r, err := inputRecord(text, app, partitionsOf)
-		if err != nil {
-			return n, fmt.Errorf("streamgen: --input %s:%d: %v", path, lineNo, err)
-		}
-		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
-			if err != nil {
-				mu.Lock()
-				if prodErr == nil {
-					prodErr = err
-				}
-				mu.Unlock()
-			}
-		})
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		return n, fmt.Errorf("streamgen: --input %s: %w", path, err)
-	}
-	if err := cl.Flush(ctx); err != nil {
-		return n, fmt.Errorf("streamgen: --input: %w", err)
-	}
-	if prodErr != nil {
-		return n, fmt.Errorf("streamgen: --input: producing: %w", prodErr)
-	}
-	return n, nil
-}
-
-// inputRecord turns one replay line into the record to produce, on the
-// partition the line names or Kafka's default partitioner picks.
-func inputRecord(text []byte, app *sgapp.App, partitionsOf func(topic string) (int32, error)) (*kgo.Record, error) {
-	rec, seq, err := sgreplay.Parse(text, app)
-	if err != nil {
-		return nil, err
-	}
-	if seq != nil {
-		return nil, fmt.Errorf("a sequence marker means nothing to --input (it is for the replay command)")
-	}
-	np, err := partitionsOf(rec.Topic)
-	if err != nil {
-		return nil, err
-	}
-	var p int32
-	switch {
-	case rec.Partition >= 0:
-		p = rec.Partition
-		if p >= np {
-			return nil, fmt.Errorf("topic %q has %d partitions, record asks for partition %d", rec.Topic, np, p)
-		}
-	case rec.Key != nil:
-		p = sgpartition.Partition(rec.Key, np)
-	}
-	r := &kgo.Record{Topic: rec.Topic, Partition: p, Key: rec.Key, Value: rec.Value, Timestamp: time.UnixMilli(rec.Timestamp)}
-	for _, h := range rec.Headers {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
-	}
-	return r, nil
-}
-
-// topicPartitions looks partition counts up once per topic.
-func topicPartitions(ctx context.Context, adm *kadm.Client) func(topic string) (int32, error) {
-	parts := map[string]int32{}
-	return func(topic string) (int32, error) {
-		if n, ok := parts[topic]; ok {
-			return n, nil
-		}
-		md, err := adm.Metadata(ctx, topic)
-		if err != nil {
-			return 0, err
-		}
-		td, ok := md.Topics[topic]
-		if !ok || td.Err != nil || len(td.Partitions) == 0 {
-			return 0, fmt.Errorf("topic %q does not exist", topic)
-		}
-		parts[topic] = int32(len(td.Partitions))
-		return parts[topic], nil
-	}
 }
 
 // printer prints the committed records of some topics as replay-format
@@ -257,26 +147,9 @@ func (p *printer) loop() error {
 }
 
 func (p *printer) print(w io.Writer, r *kgo.Record) error {
-	c := p.app.Codec(r.Topic)
-	key, value, err := c.DecodeJSON(r.Key, r.Value)
+	b, err := recordLine(p.app.Codec(r.Topic), r, p.multi[r.Topic], false)
 	if err != nil {
 		return fmt.Errorf("streamgen: --print: decoding %q partition %d offset %d: %w", r.Topic, r.Partition, r.Offset, err)
-	}
-	ts := r.Timestamp.UnixMilli()
-	l := sgreplay.Line{Topic: r.Topic, Key: key, Value: value, Timestamp: &ts}
-	if p.multi[r.Topic] {
-		part := r.Partition
-		l.Partition = &part
-	}
-	if len(r.Headers) > 0 {
-		l.Headers = map[string]string{}
-		for _, h := range r.Headers {
-			l.Headers[h.Key] = string(h.Value)
-		}
-	}
-	b, err := sgreplay.MarshalJSON(l)
-	if err != nil {
-		return err
 	}
 	b = append(b, '\n')
 	_, err = w.Write(b)

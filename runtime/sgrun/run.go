@@ -11,8 +11,6 @@ package sgrun
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,31 +26,26 @@ import (
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // runFlags are the run command's settings.
 type runFlags struct {
-	brokers, appID, stateDir, guaranteeName string
-	guarantee                               sgkafka.Guarantee
-	commitInterval                          time.Duration
-	cacheBytes                              int64
-	workers                                 int
-	groupInstanceID                         string
-	sessionTimeout                          time.Duration
-	tlsCA, tlsCert, tlsKey                  string
-	saslMech, saslUser                      string
-	saslPass, saslPassFile                  string
-	logLevel, logFormat                     string
-	embedded                                bool
-	input, print                            string
-	untilIdle                               time.Duration
-	metricsAddr                             string
-	query                                   *queryFlags
-	policies                                *policyFlags
-	errorPolicies                           errorPolicies
+	connFlags
+	appID, stateDir, guaranteeName string
+	guarantee                      sgkafka.Guarantee
+	commitInterval                 time.Duration
+	cacheBytes                     int64
+	workers                        int
+	groupInstanceID                string
+	sessionTimeout                 time.Duration
+	logLevel, logFormat            string
+	embedded                       bool
+	input, print                   string
+	untilIdle                      time.Duration
+	metricsAddr                    string
+	query                          *queryFlags
+	policies                       *policyFlags
+	errorPolicies                  errorPolicies
 }
 
 // env returns the value of STREAMGEN_<name>, or def.
@@ -95,7 +88,7 @@ func RunContext(ctx context.Context, app *sgapp.App, args []string, stdout, stde
 		return 2
 	}
 	if err := runApp(ctx, app, f, stdout, logger); err != nil {
-		fmt.Fprintln(stderr, explainSecurityError(err, f))
+		fmt.Fprintln(stderr, explainSecurityError(err, &f.connFlags))
 		return 1
 	}
 	return 0
@@ -111,7 +104,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if guarantee == "" {
 		guarantee = sgkafka.AtLeastOnce.String()
 	}
-	fs.StringVar(&f.brokers, "brokers", env("BROKERS", ""), "comma-separated seed brokers (env STREAMGEN_BROKERS)")
+	addConnFlags(fs, &f.connFlags, "run")
 	fs.StringVar(&f.appID, "application-id", env("APPLICATION_ID", app.ID), "application id: consumer group and internal topic prefix (env STREAMGEN_APPLICATION_ID)")
 	fs.StringVar(&f.stateDir, "state-dir", env("STATE_DIR", ""), "state store directory (env STREAMGEN_STATE_DIR; default <tmp>/streamgen/<application id>)")
 	fs.StringVar(&f.guaranteeName, "guarantee", env("GUARANTEE", guarantee), "at_least_once or exactly_once_v2 (env STREAMGEN_GUARANTEE)")
@@ -146,13 +139,6 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 		st = d
 	}
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", st, "how long the group waits for a silent member before moving its tasks (env STREAMGEN_SESSION_TIMEOUT)")
-	fs.StringVar(&f.tlsCA, "tls-ca", env("TLS_CA", ""), "PEM file of CAs to trust; enables TLS (env STREAMGEN_TLS_CA)")
-	fs.StringVar(&f.tlsCert, "tls-cert", env("TLS_CERT", ""), "PEM client certificate; enables TLS (env STREAMGEN_TLS_CERT)")
-	fs.StringVar(&f.tlsKey, "tls-key", env("TLS_KEY", ""), "PEM client key (env STREAMGEN_TLS_KEY)")
-	fs.StringVar(&f.saslMech, "sasl-mechanism", env("SASL_MECHANISM", ""), "SCRAM-SHA-256, SCRAM-SHA-512 or PLAIN (env STREAMGEN_SASL_MECHANISM)")
-	fs.StringVar(&f.saslUser, "sasl-user", env("SASL_USER", ""), "SASL user (env STREAMGEN_SASL_USER)")
-	fs.StringVar(&f.saslPass, "sasl-password", "", "SASL password; prefer STREAMGEN_SASL_PASSWORD or --sasl-password-file (visible in ps)")
-	fs.StringVar(&f.saslPassFile, "sasl-password-file", env("SASL_PASSWORD_FILE", ""), "file holding the SASL password (env STREAMGEN_SASL_PASSWORD_FILE)")
 	fs.StringVar(&f.logLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env STREAMGEN_LOG_LEVEL)")
 	fs.StringVar(&f.logFormat, "log-format", env("LOG_FORMAT", "text"), "text or json (env STREAMGEN_LOG_FORMAT)")
 	embedded, _ := strconv.ParseBool(env("EMBEDDED", "false"))
@@ -173,17 +159,14 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("streamgen: run: unexpected arguments %q", fs.Args())
 	}
-	if f.saslPass == "" {
-		f.saslPass = env("SASL_PASSWORD", "")
+	if err := f.finish(!f.embedded); err != nil {
+		return nil, err
 	}
 	if f.logFormat != "text" && f.logFormat != "json" {
 		return nil, fmt.Errorf("streamgen: run: --log-format %q: want text or json", f.logFormat)
 	}
 	if f.guarantee, err = sgkafka.ParseGuarantee(f.guaranteeName); err != nil {
 		return nil, fmt.Errorf("streamgen: run: --guarantee %q: want %s or %s", f.guaranteeName, sgkafka.AtLeastOnce, sgkafka.ExactlyOnceV2)
-	}
-	if !f.embedded && f.brokers == "" {
-		return nil, fmt.Errorf("streamgen: run: no brokers: set --brokers or STREAMGEN_BROKERS, or use --embedded")
 	}
 	if f.sessionTimeout <= 0 {
 		return nil, fmt.Errorf("streamgen: run: --session-timeout %s: want a positive duration", f.sessionTimeout)
@@ -197,62 +180,8 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	return f, nil
 }
 
-// securityOpts turns the TLS and SASL flags into client options.
-func securityOpts(f *runFlags) ([]kgo.Opt, error) {
-	var opts []kgo.Opt
-	if f.tlsCA != "" || f.tlsCert != "" || f.tlsKey != "" {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-		if f.tlsCA != "" {
-			pem, err := os.ReadFile(f.tlsCA)
-			if err != nil {
-				return nil, fmt.Errorf("streamgen: run: --tls-ca: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("streamgen: run: --tls-ca %q: no PEM certificates found", f.tlsCA)
-			}
-			cfg.RootCAs = pool
-		}
-		if (f.tlsCert == "") != (f.tlsKey == "") {
-			return nil, fmt.Errorf("streamgen: run: --tls-cert and --tls-key go together")
-		}
-		if f.tlsCert != "" {
-			cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
-			if err != nil {
-				return nil, fmt.Errorf("streamgen: run: --tls-cert/--tls-key: %w", err)
-			}
-			cfg.Certificates = []tls.Certificate{cert}
-		}
-		opts = append(opts, kgo.DialTLSConfig(cfg))
-	}
-	if f.saslMech != "" {
-		pass := f.saslPass
-		if f.saslPassFile != "" {
-			b, err := os.ReadFile(f.saslPassFile)
-			if err != nil {
-				return nil, fmt.Errorf("streamgen: run: --sasl-password-file: %w", err)
-			}
-			pass = strings.TrimRight(string(b), "\r\n")
-		}
-		if f.saslUser == "" || pass == "" {
-			return nil, fmt.Errorf("streamgen: run: --sasl-mechanism %s needs --sasl-user and a password (STREAMGEN_SASL_PASSWORD or --sasl-password-file)", f.saslMech)
-		}
-		switch strings.ToUpper(f.saslMech) {
-		case "PLAIN":
-			opts = append(opts, kgo.SASL(plain.Auth{User: f.saslUser, Pass: pass}.AsMechanism()))
-		case "SCRAM-SHA-256":
-			opts = append(opts, kgo.SASL(scram.Auth{User: f.saslUser, Pass: pass}.AsSha256Mechanism()))
-		case "SCRAM-SHA-512":
-			opts = append(opts, kgo.SASL(scram.Auth{User: f.saslUser, Pass: pass}.AsSha512Mechanism()))
-		default:
-			return nil, fmt.Errorf("streamgen: run: --sasl-mechanism %q: want SCRAM-SHA-256, SCRAM-SHA-512 or PLAIN", f.saslMech)
-		}
-	}
-	return opts, nil
-}
-
 func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, slogger *slog.Logger) error {
-	sec, err := securityOpts(f)
+	sec, err := f.securityOpts()
 	if err != nil {
 		return err
 	}

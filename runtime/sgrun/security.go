@@ -12,7 +12,7 @@ import (
 // answers a misconfigured client with: Kafka's and Go's texts say what
 // failed but not which flag is at fault. The hint names flags only, never
 // their values: a password must not reach a terminal or a log.
-func explainSecurityError(err error, f *runFlags) error {
+func explainSecurityError(err error, f *connFlags) error {
 	if err == nil {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 // answers: they name the flags to check, keep errors.Is working, and never
 // carry the password.
 func TestExplainSecurityError(t *testing.T) {
-	f := &runFlags{saslUser: "app", saslMech: "SCRAM-SHA-512", saslPass: "s3cret-pw"}
+	f := &connFlags{saslUser: "app", saslMech: "SCRAM-SHA-512", saslPass: "s3cret-pw"}
 	for _, c := range []struct {
 		err  error
 		want string

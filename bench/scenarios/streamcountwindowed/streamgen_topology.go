@@ -42,7 +42,7 @@ var (
 	_ func(key string, value []byte) = Count
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -56,6 +56,8 @@ func NewApp() *sgapp.App {
 		Processing:      sgstream.PolicyFail,
 		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }
 

@@ -58,7 +58,7 @@ var (
 	_ = strings.ToUpper
 )
 
-// NewApp describes the application for the standard commands (run, replay, describe).
+// NewApp describes the application for the standard commands (run, produce, consume, replay, describe).
 func NewApp() *sgapp.App {
 	return &sgapp.App{
 		ID:    AppID,
@@ -74,6 +74,8 @@ func NewApp() *sgapp.App {
 		Processing:      sgstream.PolicyFail,
 		InvalidTime:     sgstream.TimestampFail,
 		Run:             sgrun.Run,
+		Produce:         sgrun.Produce,
+		Consume:         sgrun.Consume,
 	}
 }
 
