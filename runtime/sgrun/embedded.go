@@ -129,12 +129,12 @@ func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sga
 // inputRecord turns one replay line into the record to produce, on the
 // partition the line names or Kafka's default partitioner picks.
 func inputRecord(text []byte, app *sgapp.App, partitionsOf func(topic string) (int32, error)) (*kgo.Record, error) {
-	rec, seq, err := sgreplay.Parse(text, app)
+	rec, m, err := sgreplay.Parse(text, app)
 	if err != nil {
 		return nil, err
 	}
-	if seq != nil {
-		return nil, fmt.Errorf("a sequence marker means nothing to --input (it is for the replay command)")
+	if m != nil {
+		return nil, fmt.Errorf("%s means nothing to --input (it is for the replay command)", m)
 	}
 	np, err := partitionsOf(rec.Topic)
 	if err != nil {
