@@ -102,6 +102,13 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 	defer w.Flush()
 	r := &replayer{app: app, tp: tp, o: o, w: w, stderr: stderr}
 	defer r.closeDriver()
+	if !o.Sequences {
+		// Made before the first line, so a topology the driver refuses
+		// (topics not co-partitioned) fails even on empty input.
+		if err := r.driver(); err != nil {
+			return err
+		}
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for lineNo := 1; sc.Scan(); lineNo++ {

@@ -194,7 +194,7 @@ func TestReplaySummary(t *testing.T) {
 `
 	out, errOut := replayOK(t, app, in, ReplayOptions{Sequences: true, Strict: true})
 	wantLines(t, out, `{"sequence":1}`, `{"sequence":2}`)
-	want := "window-test replay: sequence 1: 1 bad records (1 invalid timestamp; 1 skipped); " +
+	want := "window-test replay: sequence 1: 1 bad record (1 invalid timestamp; 1 skipped); " +
 		"2 records dropped (1 late for a closed window, 1 by an operator (null key or value, or a record it cannot use))\n"
 	if errOut != want {
 		t.Fatalf("stderr:\n%q\nwant\n%q", errOut, want)

@@ -19,15 +19,23 @@ func summary(s sgtest.Stats) string {
 			count{s.BadTimestamp, "invalid timestamp"},
 			count{bad - s.BadDeserialization - s.BadTimestamp, "processing error"})
 		fates := counts(count{s.Skipped, "skipped"}, count{s.DeadLettered, "dead-lettered"})
-		parts = append(parts, fmt.Sprintf("%d bad records (%s; %s)", bad, causes, fates))
+		parts = append(parts, fmt.Sprintf("%s (%s; %s)", records(bad, "bad record"), causes, fates))
 	}
 	if s.Dropped > 0 {
 		reasons := counts(
 			count{s.Late, "late for a closed window"},
 			count{s.Dropped - s.Late, "by an operator (null key or value, or a record it cannot use)"})
-		parts = append(parts, fmt.Sprintf("%d records dropped (%s)", s.Dropped, reasons))
+		parts = append(parts, fmt.Sprintf("%s dropped (%s)", records(s.Dropped, "record"), reasons))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// records is "1 record" or "n records" (noun "record" or "bad record").
+func records(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // count is a number of records and what happened to them.
