@@ -50,8 +50,8 @@ func replayCommand(app *App, args []string, stdin io.Reader, stdout, stderr io.W
 	fs.BoolVar(&o.Sequences, "sequences", false, `input holds independent sequences, each started by {"sequence": n}`)
 	fs.StringVar(&o.StateDir, "state-dir", "", "keep state stores on Pebble in this directory (default: in memory); with --sequences, in `dir`/seq-<n> per sequence, emptied first")
 	fs.Int64Var(&o.CacheMaxBytes, "cache-max-bytes", 0, "record cache in `bytes`, Kafka's statestore.cache.max.bytes (default 0: no cache, every update is forwarded)")
-	fs.DurationVar(&o.WindowEmitInterval, "window-emit-interval", 0, "wall-clock throttle of emit-on-close windowed aggregations, Kafka's emit.interval.ms.kstreams.windowed.aggregate (default 0, as TopologyTestDriver)")
-	fs.DurationVar(&o.OuterJoinEmitInterval, "outer-join-emit-interval", 0, "wall-clock throttle of unmatched left/outer stream-stream join results, Kafka's emit.interval.ms.kstreams.outer.join.spurious.results.fix (default 0, as TopologyTestDriver)")
+	fs.DurationVar(&o.WindowEmitInterval, "window-emit-interval", 0, "wall-clock throttle of emit-on-close windowed aggregations, Kafka's __emit.interval.ms.kstreams.windowed.aggregation__ (default 0, as TopologyTestDriver)")
+	fs.DurationVar(&o.OuterJoinEmitInterval, "outer-join-emit-interval", 0, "wall-clock throttle of unmatched left/outer stream-stream join results, Kafka's __emit.interval.ms.kstreams.outer.join.spurious.results.fix__ (default 0, as TopologyTestDriver)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `usage: %s replay [flags] < input.jsonl > output.jsonl
 

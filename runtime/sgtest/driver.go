@@ -158,7 +158,7 @@ func CacheMaxBytes(n int64) Opt {
 
 // WindowEmitInterval throttles how often, in the driver's wall-clock time,
 // an emit-on-close windowed aggregation scans for closed windows (Kafka's
-// internal emit.interval.ms.kstreams.windowed.aggregation). The default, 0,
+// internal __emit.interval.ms.kstreams.windowed.aggregation__). The default, 0,
 // is what TopologyTestDriver forces: a scan after every record. With an
 // interval, only AdvanceWallClock lets the next scan run.
 func WindowEmitInterval(d time.Duration) Opt {
@@ -167,7 +167,7 @@ func WindowEmitInterval(d time.Duration) Opt {
 
 // OuterJoinEmitInterval is the same throttle for the unmatched records of
 // left and outer stream-stream joins (Kafka's internal
-// emit.interval.ms.kstreams.outer.join.spurious.results.fix; default 0, as
+// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__; default 0, as
 // TopologyTestDriver forces).
 func OuterJoinEmitInterval(d time.Duration) Opt {
 	return opt(func(c *engine.DriverConfig) { c.OuterJoinEmitInterval = d })
