@@ -23,6 +23,25 @@ type Line struct {
 	// Sequence starts a new, independent sequence; such a line carries
 	// nothing else.
 	Sequence *int `json:"sequence,omitempty"`
+	// AdvanceWallClock moves the wall clock of the replay forward by this
+	// many ms, as TopologyTestDriver.advanceWallClockTime; such a line
+	// carries nothing else.
+	AdvanceWallClock *int64 `json:"advance_wall_clock,omitempty"`
+}
+
+// Marker is a line that carries no record: the start of a sequence or an
+// advance of the wall clock. Exactly one field is set.
+type Marker struct {
+	Sequence         *int
+	AdvanceWallClock *int64 // ms, not negative
+}
+
+// String names the kind of marker, for errors about where it cannot go.
+func (m *Marker) String() string {
+	if m.Sequence != nil {
+		return "a sequence marker"
+	}
+	return "a wall-clock advance"
 }
 
 // Header is a record header.
@@ -48,10 +67,10 @@ type Codecs interface {
 	TopicNames() []string
 }
 
-// Parse decodes one input line into a record, or into a sequence marker
-// (seq non-nil). Errors say what is wrong without the line number, which
-// the caller adds.
-func Parse(text []byte, codecs Codecs) (rec Record, seq *int, err error) {
+// Parse decodes one input line into a record, or into a marker (m
+// non-nil). Errors say what is wrong without the line number, which the
+// caller adds.
+func Parse(text []byte, codecs Codecs) (rec Record, m *Marker, err error) {
 	var l Line
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -61,11 +80,9 @@ func Parse(text []byte, codecs Codecs) (rec Record, seq *int, err error) {
 	if dec.More() {
 		return Record{}, nil, fmt.Errorf("not a replay record: more than one JSON value on the line")
 	}
-	if l.Sequence != nil {
-		if l.Topic != "" || l.Key != nil || l.Value != nil || l.Timestamp != nil {
-			return Record{}, nil, fmt.Errorf("a sequence marker carries no record fields")
-		}
-		return Record{}, l.Sequence, nil
+	if l.Sequence != nil || l.AdvanceWallClock != nil {
+		m, err := marker(&l)
+		return Record{}, m, err
 	}
 	if l.Topic == "" {
 		return Record{}, nil, fmt.Errorf(`missing "topic"`)
@@ -97,6 +114,20 @@ func Parse(text []byte, codecs Codecs) (rec Record, seq *int, err error) {
 		rec.Headers = append(rec.Headers, Header{Key: name, Value: []byte(l.Headers[name])})
 	}
 	return rec, nil, nil
+}
+
+// marker checks a line that has a marker field.
+func marker(l *Line) (*Marker, error) {
+	m := &Marker{Sequence: l.Sequence, AdvanceWallClock: l.AdvanceWallClock}
+	switch {
+	case l.Sequence != nil && l.AdvanceWallClock != nil:
+		return nil, fmt.Errorf(`a line is either {"sequence": n} or {"advance_wall_clock": ms}, not both`)
+	case l.Topic != "" || l.Key != nil || l.Value != nil || l.Timestamp != nil || l.Partition != nil || l.Headers != nil:
+		return nil, fmt.Errorf("%s carries no record fields", m)
+	case l.AdvanceWallClock != nil && *l.AdvanceWallClock < 0:
+		return nil, fmt.Errorf("advance_wall_clock %d is negative: the wall clock only moves forward", *l.AdvanceWallClock)
+	}
+	return m, nil
 }
 
 // Format renders an output record as a line (without the newline).

@@ -44,8 +44,11 @@ func TestParse(t *testing.T) {
 	if rec, _, err := Parse([]byte(`{"topic": "in", "key": null, "value": null, "timestamp": 1}`), testCodecs); err != nil || rec.Key != nil || rec.Value != nil || rec.Partition != -1 {
 		t.Errorf("nulls: %+v %v", rec, err)
 	}
-	if _, seq, err := Parse([]byte(`{"sequence": 4}`), testCodecs); err != nil || seq == nil || *seq != 4 {
-		t.Errorf("sequence marker: %v %v", seq, err)
+	if _, m, err := Parse([]byte(`{"sequence": 4}`), testCodecs); err != nil || m == nil || m.Sequence == nil || *m.Sequence != 4 || m.AdvanceWallClock != nil {
+		t.Errorf("sequence marker: %+v %v", m, err)
+	}
+	if _, m, err := Parse([]byte(`{"advance_wall_clock": 1500}`), testCodecs); err != nil || m == nil || m.AdvanceWallClock == nil || *m.AdvanceWallClock != 1500 || m.Sequence != nil {
+		t.Errorf("wall-clock advance: %+v %v", m, err)
 	}
 	for line, want := range map[string]string{
 		`{"topic": "in", "key": "k", "value": 1}`:                                  `missing "timestamp"`,
@@ -55,6 +58,12 @@ func TestParse(t *testing.T) {
 		`{"topic": "in", "key": "k", "value": 1, "timestamp": 1, "x": 1}`:          `unknown field "x"`,
 		`{"topic": "in", "key": "k", "value": 1, "timestamp": 1} {}`:               `more than one JSON value`,
 		`{"sequence": 1, "topic": "in"}`:                                           `a sequence marker carries no record fields`,
+		`{"advance_wall_clock": 5, "timestamp": 1}`:                                `a wall-clock advance carries no record fields`,
+		`{"advance_wall_clock": 5, "partition": 0}`:                                `a wall-clock advance carries no record fields`,
+		`{"advance_wall_clock": -1}`:                                               `advance_wall_clock -1 is negative`,
+		`{"advance_wall_clock": "1s"}`:                                             `not a replay record`,
+		`{"advance_wall_clock": 1.5}`:                                              `not a replay record`,
+		`{"advance_wall_clock": 1, "sequence": 2}`:                                 `not both`,
 		`{"topic": "in", "key": "k", "value": 1, "timestamp": 1, "partition": -2}`: `partition -2 is negative`,
 	} {
 		if _, _, err := Parse([]byte(line), testCodecs); err == nil || !strings.Contains(err.Error(), want) {

@@ -257,12 +257,12 @@ func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sga
 // inputRecord turns one replay line into the record to produce, on the
 // partition the line names or Kafka's default partitioner picks.
 func inputRecord(text []byte, codecs sgreplay.Codecs, partitionsOf func(topic string) (int32, error)) (*kgo.Record, error) {
-	rec, seq, err := sgreplay.Parse(text, codecs)
+	rec, m, err := sgreplay.Parse(text, codecs)
 	if err != nil {
 		return nil, err
 	}
-	if seq != nil {
-		return nil, fmt.Errorf("a sequence marker means nothing on Kafka (it is for the replay command)")
+	if m != nil {
+		return nil, fmt.Errorf("%s means nothing on Kafka (it is for the replay command)", m)
 	}
 	np, err := partitionsOf(rec.Topic)
 	if err != nil {

@@ -16,7 +16,10 @@ import (
 // TopologyTestDriver does: every piped record is processed to completion
 // (records written to internal topics are piped back in before the call
 // returns), stream-time punctuations fire after each record, and the task
-// commits after every record, with no record cache and no emit throttles.
+// commits after every record it processes, piped or piped back. By default
+// there is no record cache and no emit throttle; DriverConfig sets them as
+// a TopologyTestDriver test sets statestore.cache.max.bytes and the emit
+// interval configs.
 //
 // Unlike TopologyTestDriver it runs several partitions: give a topic more
 // than one partition and records are spread by Kafka's default partitioner
@@ -40,6 +43,11 @@ type testDriver struct {
 	queues  map[partitionKey]*partitionQueue
 	heap    []*partitionQueue
 	globals []RawRecord
+
+	// caches are the record caches by partition (CacheMaxBytes > 0): the
+	// tasks of one partition share one budget, as TopologyTestDriver's one
+	// task shares its ThreadCache among the stores of every sub-topology.
+	caches map[int32]*sgstate.Cache
 }
 
 type partitionKey struct {
@@ -110,11 +118,7 @@ func (d *testDriver) Pipe(rec RawRecord) error {
 	if err := d.enqueue(copyRaw(rec)); err != nil {
 		return err
 	}
-	touched := map[engine.TaskID]bool{}
-	if err := d.drain(touched); err != nil {
-		return err
-	}
-	return d.commit(touched)
+	return d.drain()
 }
 
 // enqueue assigns a record its partition and offset and queues it.
@@ -162,8 +166,12 @@ func (d *testDriver) next() (RawRecord, bool) {
 	return r, true
 }
 
-// drain processes queued records until none is left.
-func (d *testDriver) drain(touched map[engine.TaskID]bool) error {
+// drain processes queued records until none is left, committing the task
+// after each one as TopologyTestDriver's completeAllProcessableWork does
+// (for piped records and those piped back from internal topics alike). The
+// commit flushes the record cache; what the flush forwards to an internal
+// topic is queued, and processed by this loop.
+func (d *testDriver) drain() error {
 	for {
 		r, ok := d.next()
 		if !ok {
@@ -175,12 +183,13 @@ func (d *testDriver) drain(touched map[engine.TaskID]bool) error {
 			id.Partition = engine.GlobalPartition
 		}
 		t, err := d.taskFor(id)
-		if err != nil {
-			d.clearQueues()
-			return err
+		if err == nil {
+			err = t.Process(&r)
 		}
-		touched[t.id] = true
-		if err := t.Process(&r); err != nil {
+		if err == nil {
+			err = t.Commit(nil)
+		}
+		if err != nil {
 			d.clearQueues()
 			return err
 		}
@@ -264,32 +273,22 @@ func choosePartition(key []byte, n int) int32 {
 	return sgpartition.Partition(key, int32(n))
 }
 
-func (d *testDriver) commit(touched map[engine.TaskID]bool) error {
-	for _, id := range d.order {
-		if touched[id] {
-			if err := d.tasks[id].Commit(nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // AdvanceWallClock moves wall-clock time forward and fires the wall-clock
-// punctuations that became due, in task order.
+// punctuations that became due, in task order. As in TopologyTestDriver's
+// advanceWallClockTime, every task commits after its punctuations (flushing
+// its record cache), then what they queued is processed.
 func (d *testDriver) AdvanceWallClock(by time.Duration) error {
 	d.wall += by.Milliseconds()
-	touched := map[engine.TaskID]bool{}
 	for _, id := range d.order {
-		if err := d.tasks[id].PunctuateWallClock(); err != nil {
+		t := d.tasks[id]
+		if err := t.PunctuateWallClock(); err != nil {
 			return err
 		}
-		touched[id] = true
+		if err := t.Commit(nil); err != nil {
+			return err
+		}
 	}
-	if err := d.drain(touched); err != nil {
-		return err
-	}
-	return d.commit(touched)
+	return d.drain()
 }
 
 // Output returns and removes the records written to topic so far, in the

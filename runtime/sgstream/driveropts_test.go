@@ -1,6 +1,10 @@
 package sgstream
 
-import "github.com/streamgen/streamgen/runtime/internal/engine"
+import (
+	"time"
+
+	"github.com/streamgen/streamgen/runtime/internal/engine"
+)
 
 // The tests of this package drive topologies with the testDriver directly:
 // they cannot import runtime/sgtest, which imports this package. These are
@@ -39,4 +43,8 @@ func driverConfig(opts []DriverOpt) engine.DriverConfig {
 		o(&c)
 	}
 	return c
+}
+
+func EmitIntervals(windowed, outerJoin time.Duration) DriverOpt {
+	return func(c *engine.DriverConfig) { c.WindowEmitInterval, c.OuterJoinEmitInterval = windowed, outerJoin }
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // TestInvalidTimestampPolicies checks what each invalid_timestamp policy
@@ -33,9 +34,14 @@ func TestInvalidTimestampPolicies(t *testing.T) {
 			for _, tk := range d.Tasks() {
 				s.Skipped += tk.Stats().Skipped
 				s.DeadLettered += tk.Stats().DeadLettered
+				s.BadTimestamp += tk.Stats().BadTimestamp
+				s.BadDeserialization += tk.Stats().BadDeserialization
 			}
 			if s.Skipped != tc.skipped || s.DeadLettered != tc.deadLettered {
 				t.Fatalf("skipped %d, dead-lettered %d; want %d, %d", s.Skipped, s.DeadLettered, tc.skipped, tc.deadLettered)
+			}
+			if s.BadTimestamp != 1 || s.BadDeserialization != 0 {
+				t.Fatalf("counted %d bad timestamps, %d bad deserializations; want 1, 0", s.BadTimestamp, s.BadDeserialization)
 			}
 			dlq := d.Output("dlq")
 			if int64(len(dlq)) != tc.deadLettered {
@@ -67,4 +73,31 @@ func TestInvalidTimestampPolicies(t *testing.T) {
 			t.Fatalf("fail wrote %d dead letters", n)
 		}
 	})
+}
+
+// TestBadRecordCausesAreCounted: of the records a continue policy skips,
+// the task stats tell those that did not decode from those that failed in
+// processing, so a replay summary can say why records went missing.
+func TestBadRecordCausesAreCounted(t *testing.T) {
+	build := func(b *Builder) {
+		s := Source(b, "in", SourceConfig[string, int64]{Topic: "in", Key: serdes.String, Value: serdes.Int64})
+		To(Filter(s, "f", func(_ string, v int64) bool {
+			if v < 0 {
+				panic("negative")
+			}
+			return true
+		}), "sink", "out", i64Sink())
+	}
+	d := newTDrv(t, build, ErrorPolicies(PolicyContinue, PolicyContinue, ""))
+	bad := RawRecord{Topic: "in", Partition: -1, Key: []byte("k"), Value: []byte{1, 2, 3}, Timestamp: 1}
+	neg, _ := serdes.Int64.Append(nil, -1)
+	for _, r := range []RawRecord{bad, {Topic: "in", Partition: -1, Key: []byte("k"), Value: neg, Timestamp: 2}} {
+		if err := d.Pipe(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := d.Tasks()[0].Stats()
+	if s.Skipped != 2 || s.BadDeserialization != 1 || s.BadTimestamp != 0 {
+		t.Fatalf("stats %+v; want 2 skipped, 1 of them undecodable", s)
+	}
 }

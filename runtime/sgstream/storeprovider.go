@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/streamgen/streamgen/internal/toponame"
 	"github.com/streamgen/streamgen/runtime/internal/engine"
@@ -128,6 +129,33 @@ func (d *testDriver) GlobalStore(name string) (sgstate.Store, error) {
 	return nil, fmt.Errorf("streamgen: test driver: no global table materializes store %q", name)
 }
 
+// driverEmitInterval is a DriverConfig emit throttle as TaskConfig's: 0,
+// TopologyTestDriver's forced setting, is engine.NoEmitThrottle.
+func driverEmitInterval(d time.Duration) time.Duration {
+	if d <= 0 {
+		return engine.NoEmitThrottle
+	}
+	return d
+}
+
+// cacheOf is the record cache the task id shares with the other tasks of
+// its partition, or nil without CacheMaxBytes. Global tasks have none
+// (wrapCache never caches their stores).
+func (d *testDriver) cacheOf(id engine.TaskID) *sgstate.Cache {
+	if d.cfg.CacheMaxBytes <= 0 || id.IsGlobal() {
+		return nil
+	}
+	if d.caches == nil {
+		d.caches = map[int32]*sgstate.Cache{}
+	}
+	c := d.caches[id.Partition]
+	if c == nil {
+		c = sgstate.NewCache(d.cfg.CacheMaxBytes)
+		d.caches[id.Partition] = c
+	}
+	return c
+}
+
 // taskFor returns the driver's task id, creating and initialising it on
 // first use.
 func (d *testDriver) taskFor(id engine.TaskID) (*task, error) {
@@ -138,12 +166,16 @@ func (d *testDriver) taskFor(id engine.TaskID) (*task, error) {
 		Collector: (*driverCollector)(d), Stores: d, Logger: d.cfg.Logger,
 		Deserialization: d.cfg.Deserialization, Processing: d.cfg.Processing, DeadLetterTopic: d.cfg.DeadLetterTopic,
 		InvalidTime: d.cfg.InvalidTime, Now: func() int64 { return d.wall },
-		CacheMaxBytes: d.cfg.CacheMaxBytes,
-		// TopologyTestDriver forces both emit throttles to 0.
-		WindowEmitInterval: engine.NoEmitThrottle, OuterJoinEmitInterval: engine.NoEmitThrottle,
+		CacheMaxBytes:      d.cfg.CacheMaxBytes,
+		WindowEmitInterval: driverEmitInterval(d.cfg.WindowEmitInterval), OuterJoinEmitInterval: driverEmitInterval(d.cfg.OuterJoinEmitInterval),
 	})
 	if err != nil {
 		return nil, err
+	}
+	if c := d.cacheOf(id); c != nil {
+		// Set before Init opens the stores, so wrapCache puts them behind
+		// the partition's shared cache instead of one of the task's own.
+		t.cache = &recordCache{c: c}
 	}
 	// Registered before Init: a node's init may look up a global store,
 	// which creates the global task, which must not recurse into this one.

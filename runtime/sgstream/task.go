@@ -295,6 +295,7 @@ func (t *task) Process(raw *RawRecord) error {
 		if herr := t.handle(policy, raw, err); herr != nil {
 			return herr
 		}
+		t.countCause(err)
 	}
 	if len(t.streamPunct) == 0 {
 		return nil
@@ -303,6 +304,17 @@ func (t *task) Process(raw *RawRecord) error {
 	// Kafka Streams.
 	t.current = nil
 	return t.guard(t.punctuateStreamTime)
+}
+
+// countCause counts a bad record that was skipped or dead-lettered under
+// its cause, for the summaries that say why records went missing.
+func (t *task) countCause(err error) {
+	switch {
+	case errors.Is(err, ErrDeserialization):
+		t.stats.BadDeserialization++
+	case errors.Is(err, ErrInvalidTimestamp):
+		t.stats.BadTimestamp++
+	}
 }
 
 // stopsTask reports whether err stops the task under every policy: these
@@ -401,6 +413,7 @@ func (t *task) observe(topic string, ts int64) (int64, bool, error) {
 // log does.
 func (t *task) skipInvalidTime(topic string, ts int64) {
 	t.stats.Skipped++
+	t.stats.BadTimestamp++
 	attrs := []any{"topic", topic, "timestamp", ts}
 	if r := t.current; r != nil {
 		attrs = append(attrs, "partition", r.Partition, "offset", r.Offset)

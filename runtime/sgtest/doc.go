@@ -1,8 +1,11 @@
 // Package sgtest runs a topology in process for tests, as Kafka Streams'
 // TopologyTestDriver does: each piped record, and every record it causes
 // (repartition topics included), is processed to completion and committed
-// before the pipe returns, and there is no record cache, so every update is
-// visible.
+// before the pipe returns. By default there is no record cache, so every
+// update is visible, and no emit throttle; CacheMaxBytes,
+// WindowEmitInterval and OuterJoinEmitInterval set them as a
+// TopologyTestDriver test sets them through its config, and
+// AdvanceWallClock is advanceWallClockTime.
 //
 // Its audience is the tests of an application. The generated
 // streamgen_driver.go wraps a Driver with one typed method per topic and

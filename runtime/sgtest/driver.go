@@ -77,6 +77,27 @@ func (d *Driver) Store(name string, partition int32) (sgstate.Store, error) {
 // Close closes every task's stores.
 func (d *Driver) Close() error { return d.d.Close() }
 
+// Stats counts what the driver's tasks did with the records they saw:
+// processed, skipped or dead-lettered as bad input (and why), dropped by an
+// operator (and how many of those were late for a closed window).
+type Stats = engine.TaskStats
+
+// Stats sums the counters of every task of the driver so far.
+func (d *Driver) Stats() Stats {
+	var s Stats
+	for _, t := range d.d.Tasks() {
+		ts := t.Stats()
+		s.Processed += ts.Processed
+		s.Skipped += ts.Skipped
+		s.DeadLettered += ts.DeadLettered
+		s.Dropped += ts.Dropped
+		s.Late += ts.Late
+		s.BadDeserialization += ts.BadDeserialization
+		s.BadTimestamp += ts.BadTimestamp
+	}
+	return s
+}
+
 // Build builds the topology of appID with build, as the engine does, and
 // creates a driver for it: what a generated NewTestDriver calls.
 func Build(appID string, build func(*sgstream.Builder), opts ...Opt) (*Driver, error) {
@@ -126,10 +147,28 @@ func InvalidTimestamps(p sgstream.TimestampPolicy) Opt {
 	return opt(func(c *engine.DriverConfig) { c.InvalidTime = p })
 }
 
-// CacheMaxBytes gives every task of the driver a record cache of n bytes
-// (default 0, as TopologyTestDriver: every update is forwarded). The driver
-// still commits, and so flushes the cache, after every piped record, so
-// only updates caused by one input record are coalesced.
+// CacheMaxBytes gives the driver a record cache of n bytes, as a
+// TopologyTestDriver test sets statestore.cache.max.bytes (default 0: every
+// update is forwarded). The tasks of a partition share it. The driver
+// commits, and so flushes the cache, after every record it processes, so
+// only updates caused by one record are coalesced.
 func CacheMaxBytes(n int64) Opt {
 	return opt(func(c *engine.DriverConfig) { c.CacheMaxBytes = n })
+}
+
+// WindowEmitInterval throttles how often, in the driver's wall-clock time,
+// an emit-on-close windowed aggregation scans for closed windows (Kafka's
+// internal __emit.interval.ms.kstreams.windowed.aggregation__). The default, 0,
+// is what TopologyTestDriver forces: a scan after every record. With an
+// interval, only AdvanceWallClock lets the next scan run.
+func WindowEmitInterval(d time.Duration) Opt {
+	return opt(func(c *engine.DriverConfig) { c.WindowEmitInterval = d })
+}
+
+// OuterJoinEmitInterval is the same throttle for the unmatched records of
+// left and outer stream-stream joins (Kafka's internal
+// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__; default 0, as
+// TopologyTestDriver forces).
+func OuterJoinEmitInterval(d time.Duration) Opt {
+	return opt(func(c *engine.DriverConfig) { c.OuterJoinEmitInterval = d })
 }

@@ -111,8 +111,15 @@ type DriverConfig struct {
 	DeadLetterTopic             string
 	// InvalidTime is the policy for negative timestamps (default fail).
 	InvalidTime TimestampPolicy
-	// CacheMaxBytes gives every task a record cache (default 0: every
-	// update is forwarded). The driver still commits, and so flushes the
-	// cache, after every piped record.
+	// CacheMaxBytes is the record cache (TopologyTestDriver's
+	// statestore.cache.max.bytes; default 0: every update is forwarded).
+	// The tasks of one partition share the budget, as the stores of
+	// TopologyTestDriver's one task share its cache. The driver commits,
+	// and so flushes the cache, after every record it processes.
 	CacheMaxBytes int64
+	// WindowEmitInterval and OuterJoinEmitInterval are the emit throttles
+	// of TaskConfig. The zero value is the 0 TopologyTestDriver forces (no
+	// throttle); a positive interval throttles by the driver's wall clock,
+	// which only AdvanceWallClock moves.
+	WindowEmitInterval, OuterJoinEmitInterval time.Duration
 }

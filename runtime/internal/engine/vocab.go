@@ -46,6 +46,11 @@ type TaskStats struct {
 	DeadLettered int64 // bad records written to the dead-letter topic
 	Dropped      int64 // records dropped by operators (late, null key …)
 	Late         int64 // of Dropped: records for a window that had closed
+	// Of Skipped and DeadLettered, by cause (the rest failed in
+	// processing): key or value bytes that did not decode, and negative
+	// extracted timestamps.
+	BadDeserialization int64
+	BadTimestamp       int64
 }
 
 // Policy is an error-handling policy.
