@@ -22,12 +22,32 @@ all | smoke) ;;
 	exit 2
 	;;
 esac
+# fuzz_one runs one target. Go's fuzzing engine can end a run that found
+# nothing with "context deadline exceeded" when a worker is still busy as the
+# fuzz time ends (it happens on a loaded machine); such a run wrote no failing
+# input, so it is run once more. A real failure always writes its input under
+# testdata/fuzz ("Failing input written to ...") and fails at once.
+fuzz_one() {
+	local out
+	if out=$(go test -run='^$' -fuzz="^${2}\$" -fuzztime="$fuzztime" "$1" 2>&1); then
+		printf '%s\n' "$out"
+		return 0
+	fi
+	printf '%s\n' "$out"
+	if [[ $out == *"context deadline exceeded"* && $out != *"Failing input written"* ]]; then
+		echo "fuzz: $1 $2 ended on the fuzzing engine's deadline without a failing input; running it again"
+		go test -run='^$' -fuzz="^${2}\$" -fuzztime="$fuzztime" "$1"
+		return
+	fi
+	return 1
+}
+
 count=0
 while IFS= read -r line; do
 	pkg=${line%% *}
 	target=${line#* }
 	echo "fuzz: $pkg $target ($fuzztime)"
-	go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+	fuzz_one "$pkg" "$target"
 	count=$((count + 1))
 done < <(git ls-files '*_test.go' | grep -v '^conformance/java/' | sort | while read -r f; do
 	dir=$(dirname "$f")
