@@ -2,7 +2,6 @@ package sgapp
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -109,25 +108,20 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 			return err
 		}
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
+	err = sgreplay.EachLine(in, func(lineNo int, text []byte) error {
 		err := r.line(text)
 		var bad badLine
 		if errors.As(err, &bad) && !o.Strict {
 			fmt.Fprintf(stderr, "%s replay: line %d: %v (skipped)\n", app.ID, lineNo, err)
-			continue
+			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("line %d: %w", lineNo, err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading input: %w", err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return r.closeDriver()
 }

@@ -1,8 +1,6 @@
 package sgrun
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -208,25 +206,14 @@ func produceLines(ctx context.Context, brokers []string, sec []kgo.Opt, codecs s
 	}
 	defer cl.Close()
 	partitionsOf := topicPartitions(ctx, kadm.NewClient(cl))
-	lineErr := func() error {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-		for lineNo := 1; sc.Scan(); lineNo++ {
-			text := bytes.TrimSpace(sc.Bytes())
-			if len(text) == 0 {
-				continue
-			}
-			r, err := inputRecord(text, codecs, partitionsOf)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %v", name, lineNo, err)
-			}
-			cl.Produce(ctx, r, st.done)
+	lineErr := sgreplay.EachLine(in, func(lineNo int, text []byte) error {
+		r, err := inputRecord(text, codecs, partitionsOf)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %v", name, lineNo, err)
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+		cl.Produce(ctx, r, st.done)
 		return nil
-	}()
+	})
 	flushErr := cl.Flush(ctx)
 	switch {
 	case lineErr != nil:
