@@ -14,11 +14,24 @@ const (
 	// FormatJSON is JSON text (RFC 8259): records as objects keyed by
 	// json_name or the spec field name, primitives as JSON values.
 	FormatJSON Format = "json"
+	// FormatAvro is Avro binary encoding in the Confluent wire format
+	// (a schema registry holds the schema).
+	FormatAvro Format = "avro"
+	// FormatProtobuf is the proto3 wire format in the Confluent wire
+	// format; the spec's field ids are the field numbers.
+	FormatProtobuf Format = "protobuf"
+	// FormatJSONSchema is the json format in the Confluent wire format,
+	// with a JSON Schema in the registry.
+	FormatJSONSchema Format = "jsonschema"
 )
 
 // notYetFormats are formats the spec knows of but the generator does not
 // build yet: naming one is an error at the spec line.
-var notYetFormats = []string{"avro", "protobuf"}
+var notYetFormats = []string{
+	string(FormatAvro),
+	string(FormatProtobuf),
+	string(FormatJSONSchema),
+}
 
 // JSONTimestamps is how JSON encoders write timestamps on a topic.
 type JSONTimestamps string
