@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // Format is the wire format of a topic's key or value (key_format,
 // value_format). Stores and internal topics keep the default.
 type Format string
@@ -148,4 +150,27 @@ func (p *parser) checkJSONNames(r *Record) {
 		}
 		seen[f.JSONName] = f
 	}
+}
+
+// recordSchemaName reads a record's schema_name: dot-separated
+// identifiers, so it is a valid Avro full name and Protobuf full name
+// alike (a Java service's io.example.Order). Without it the record's own
+// name is used, with no namespace.
+func (p *parser) recordSchemaName(r *Record, o *obj, ctx string) {
+	r.SchemaName, r.SchemaNamePos = r.Name, r.Pos
+	if !o.has("schema_name") {
+		return
+	}
+	s, ok := o.str("schema_name")
+	if !ok {
+		return
+	}
+	for _, part := range strings.Split(s, ".") {
+		if !isIdent(part) {
+			p.errf(o.valPos("schema_name"), "%s: schema_name %q: want dot-separated identifiers (letters, digits, '_'), as Avro and Protobuf names are", ctx, s)
+			p.hintf("for example schema_name: io.example.%s", r.Name)
+			return
+		}
+	}
+	r.SchemaName, r.SchemaNamePos = s, o.valPos("schema_name")
 }

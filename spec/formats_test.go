@@ -60,3 +60,30 @@ func TestFormats(t *testing.T) {
 		t.Errorf("JSON names %s, want id,userId", got)
 	}
 }
+
+// TestRecordSchemaName checks schema_name: its default, a dotted name, and
+// a malformed one refused at its position.
+func TestRecordSchemaName(t *testing.T) {
+	spec := func(line string) []byte {
+		return []byte(strings.Replace(header, "  Order:\n", "  Order:\n    "+line+"\n", 1) + pipe)
+	}
+	for _, c := range []struct{ line, want string }{{"schema_name: io.example.Order", "io.example.Order"}, {"doc: x", "Order"}} {
+		prog, err := Parse("t.yaml", spec(c.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, r := range prog.Records {
+			if r.Name == "Order" {
+				got = r.SchemaName
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: SchemaName = %q, want %q", c.line, got, c.want)
+		}
+	}
+	_, err := Parse("t.yaml", spec("schema_name: io..Order"))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:6:18: record \"Order\": schema_name \"io..Order\": want dot-separated") {
+		t.Errorf("bad schema_name: err = %v, want a positioned dot-separated error", err)
+	}
+}

@@ -185,7 +185,13 @@ type Record struct {
 	Name       string // as written in the spec (a valid identifier)
 	Doc        string
 	Deprecated bool
-	Fields     []*Field // sorted by ID
+	// SchemaName is the full name of the record in registry formats: the
+	// Avro record's name with its namespace and the Protobuf message's
+	// package-qualified name ("io.example.Order"), and the subject under
+	// RecordNameStrategy. The spec's schema_name, else Name.
+	SchemaName    string
+	SchemaNamePos Pos
+	Fields        []*Field // sorted by ID
 }
 
 // Field is one field of a record. IDs are stable across schema versions:

@@ -467,12 +467,13 @@ func (p *parser) resolveRecords(decls []declNode) {
 	for _, d := range decls {
 		r := p.records[d.name]
 		ctx := fmt.Sprintf("record %q", d.name)
-		o := p.object(d.val, ctx, "doc", "deprecated", "fields")
+		o := p.object(d.val, ctx, "doc", "deprecated", "schema_name", "fields")
 		if o == nil {
 			continue
 		}
 		r.Doc, _ = o.str("doc")
 		r.Deprecated = o.bool("deprecated", false)
+		p.recordSchemaName(r, o, ctx)
 		if !o.has("fields") {
 			o.missing("fields")
 			continue
