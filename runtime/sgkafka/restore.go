@@ -112,7 +112,7 @@ func (w *worker) restore(tasks []*task) error {
 					return fmt.Errorf("streamgen: wiping store %q of task %s: %w", name, tk.id, err)
 				}
 			}
-			ntk, err := w.openTask(tk.id)
+			ntk, err := w.openTask(tk.id, tk.resume)
 			if err != nil {
 				return err
 			}

@@ -416,10 +416,14 @@ func (w *worker) openTasks(ids []engine.TaskID) error {
 		}
 		return err
 	}
+	progress, err := w.fetchProgress(ids)
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
 		lock := w.e.taskLock(id)
 		lock.Lock()
-		tk, err := w.newTask(id)
+		tk, err := w.newTask(id, progress[id])
 		if err != nil {
 			lock.Unlock()
 			return fail(err, 0)
@@ -547,6 +551,7 @@ func (w *worker) commit() error {
 			return nil
 		}
 	}
+	ctx = withProgress(ctx, w.progressMetadata())
 	if w.eos {
 		if w.inTxn {
 			committed, err := w.sess.End(ctx, kgo.TryCommit)
