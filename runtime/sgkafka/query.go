@@ -2,6 +2,7 @@ package sgkafka
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -309,6 +310,7 @@ type QueryServer struct {
 	ln         net.Listener
 	advertised string
 	redirect   bool
+	sec        HTTPSecurity
 	log        *slog.Logger
 	srv        *http.Server
 	done       chan struct{}
@@ -319,9 +321,10 @@ type QueryServer struct {
 // has the real port (:0 picks one). advertise is the host:port other
 // instances reach it at (default: addr, with this host's name for an
 // unspecified host); redirect answers keys held elsewhere with a 307
-// instead of forwarding. It returns nil for an empty addr. Errors name the
-// run command's flags, which set these.
-func ListenQueries(addr, advertise string, redirect bool, logger *slog.Logger) (*QueryServer, error) {
+// instead of forwarding; sec secures the endpoint and the requests it
+// forwards. It returns nil for an empty addr. Errors name the run
+// command's flags, which set these.
+func ListenQueries(addr, advertise string, redirect bool, sec HTTPSecurity, logger *slog.Logger) (*QueryServer, error) {
 	if addr == "" {
 		if advertise != "" {
 			return nil, fmt.Errorf("streamgen: run: --advertise-addr needs --query-addr")
@@ -347,7 +350,35 @@ func ListenQueries(addr, advertise string, redirect bool, logger *slog.Logger) (
 		ln.Close()
 		return nil, fmt.Errorf("streamgen: run: --advertise-addr %q: want host:port", adv)
 	}
-	return &QueryServer{ln: ln, advertised: adv, redirect: redirect, log: logger}, nil
+	return &QueryServer{ln: sec.listener(ln), advertised: adv, redirect: redirect, sec: sec, log: logger}, nil
+}
+
+// HTTPSecurity secures the query and metrics endpoints: TLS with a server
+// certificate (and, when TLS.ClientCAs is set, client certificates
+// required), and a bearer token every request must carry. Queries one
+// instance forwards to another use the same: https with ForwardTLS as the
+// client's settings, and the token. The zero value serves plain HTTP to
+// anyone who reaches the port.
+type HTTPSecurity struct {
+	TLS        *tls.Config
+	ForwardTLS *tls.Config
+	Token      string
+}
+
+// listener wraps ln in TLS when the endpoints serve it.
+func (sec HTTPSecurity) listener(ln net.Listener) net.Listener {
+	if sec.TLS == nil {
+		return ln
+	}
+	return tls.NewListener(ln, sec.TLS)
+}
+
+// Scheme is the URL scheme of the endpoints.
+func (sec HTTPSecurity) Scheme() string {
+	if sec.TLS == nil {
+		return "http"
+	}
+	return "https"
 }
 
 // Addr is the advertised address ("" for a nil server).
@@ -363,9 +394,14 @@ func (s *QueryServer) Start(e *Engine, stores []sgquery.Store) {
 	if s == nil {
 		return
 	}
-	opts := []sgquery.Opt{sgquery.Logger(s.log)}
+	opts := []sgquery.Opt{sgquery.Logger(s.log), sgquery.Token(s.sec.Token)}
 	if s.redirect {
 		opts = append(opts, sgquery.Redirect())
+	}
+	if s.sec.TLS != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = s.sec.ForwardTLS
+		opts = append(opts, sgquery.ForwardHTTPS(), sgquery.ForwardClient(&http.Client{Timeout: 10 * time.Second, Transport: tr}))
 	}
 	s.srv = &http.Server{Handler: sgquery.NewHandler(e, stores, opts...), ReadHeaderTimeout: 10 * time.Second}
 	s.done = make(chan struct{})

@@ -198,7 +198,11 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		defer stop()
 		brokers, sec = addrs, nil
 	}
-	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, slogger)
+	httpSec, err := f.query.security()
+	if err != nil {
+		return err
+	}
+	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, httpSec, slogger)
 	if err != nil {
 		return err
 	}
@@ -215,13 +219,13 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg.QueryAddr = qs.Addr()
 	if f.metricsAddr != "" {
 		reg := sgkafka.NewMetricsRegistry()
-		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg)
+		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg, httpSec)
 		if err != nil {
 			return fmt.Errorf("%w: --metrics-addr: %w", sgkafka.ErrConfig, err)
 		}
 		defer stop()
 		cfg.Metrics = reg
-		slogger.Info("serving metrics", "url", "http://"+addr+"/metrics")
+		slogger.Info("serving metrics", "url", httpSec.Scheme()+"://"+addr+"/metrics", "token", httpSec.Token != "")
 	}
 	e, err := sgkafka.New(tp, cfg)
 	if err != nil {
