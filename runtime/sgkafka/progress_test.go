@@ -10,7 +10,6 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstream"
-	"github.com/streamgen/streamgen/serdes"
 )
 
 // The expected strings are Kafka Streams' TopicPartitionMetadata layout
@@ -63,21 +62,6 @@ func FuzzDecodeProgress(f *testing.F) {
 	})
 }
 
-// closeBuild counts per key in 10 ms tumbling windows, emitting each
-// window once when it closes; the store keeps an hour, so windows closed
-// long ago are still there to be emitted again by mistake.
-func closeBuild(in, out string) func(b *sgstream.Builder) {
-	return func(b *sgstream.Builder) {
-		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
-		w := sgstream.WindowedBy(sgstream.GroupByKey(s, serdes.String, serdes.String), "w",
-			sgstream.TimeWindows{Size: 10 * time.Millisecond, Retention: time.Hour})
-		c := sgstream.CountWindowed(w, "count", "wcounts", sgstream.EmitOnClose)
-		ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: 10 * time.Millisecond}
-		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-			Key: ks, Value: serdes.Int64})
-	}
-}
-
 // After a task moves to an instance without its local state, an
 // emit-on-close aggregation resumes from the progress committed with the
 // offsets: it emits no window twice, and the committed metadata holds
@@ -86,7 +70,9 @@ func TestEmitOnCloseResumesProgressAfterMove(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
 		createTopic(t, ev.brokers, ev.in, 2)
 		createTopic(t, ev.brokers, ev.out, 2)
-		tp := ev.topology(t, closeBuild)
+		// Emit on close; the store keeps an hour, so windows closed long
+		// ago are still there to be emitted again by mistake.
+		tp := ev.topology(t, windowedBuildWith(sgstream.TimeWindows{Size: 10 * time.Millisecond, Retention: time.Hour}, sgstream.EmitOnClose))
 		recs := inputRecords(ev.in, 400, 5)
 		cfg := func() Config {
 			return Config{Brokers: ev.brokers, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2, CommitInterval: 50 * time.Millisecond}
