@@ -91,6 +91,9 @@ func emitApp(c *genCtx, f *jen.File) {
 		d.add("Stores", jen.Id("queryStores").Call()) // query.go
 	}
 	d.add("Guarantee", jen.Lit(guarantee))
+	if app.StandbyReplicas != 0 {
+		d.add("StandbyReplicas", jen.Lit(app.StandbyReplicas))
+	}
 	if app.CommitInterval != 0 {
 		d.add("CommitInterval", durationLit(app.CommitInterval))
 	}

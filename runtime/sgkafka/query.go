@@ -45,13 +45,22 @@ import (
 type memberUserData struct {
 	// QueryAddr is the instance's advertised query address (host:port).
 	QueryAddr string `json:"query_addr,omitempty"`
+	// Instance names the member's process: standbys go to other instances
+	// than their active task's (balancer.go).
+	Instance string `json:"instance,omitempty"`
+	// Standby lists the standby tasks the member holds now, State the tasks
+	// its instance has local state of ("0_1"): the assignor keeps standbys
+	// where they are and moves a task where a copy of its state is.
+	Standby []string `json:"standby,omitempty"`
+	State   []string `json:"state,omitempty"`
 }
 
-func encodeUserData(queryAddr string) []byte {
-	if queryAddr == "" {
+// encode is the JSON of u, nil when it is empty (as older members send).
+func (u memberUserData) encode() []byte {
+	if u.QueryAddr == "" && u.Instance == "" && len(u.Standby) == 0 && len(u.State) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(memberUserData{QueryAddr: queryAddr})
+	b, _ := json.Marshal(u)
 	return b
 }
 
