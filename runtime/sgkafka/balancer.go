@@ -126,6 +126,22 @@ type balTask struct {
 	part int32
 }
 
+// spread is an even split of tasks: every member base, extra of them one
+// more (taken by the first members to reach base).
+type spread struct{ base, extra int }
+
+// fits reports whether m may take one more task.
+func (s *spread) fits(m *balMember) bool {
+	return len(m.tasks) < s.base || len(m.tasks) == s.base && s.extra > 0
+}
+
+func (s *spread) take(m *balMember, t balTask) {
+	if len(m.tasks) >= s.base {
+		s.extra--
+	}
+	m.tasks = append(m.tasks, t)
+}
+
 // Balance implements kgo.ConsumerBalancerBalance.
 func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32) kgo.IntoSyncAssignment {
 	var members []*balMember
@@ -155,24 +171,29 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 			tasks = append(tasks, balTask{sub: s.ID, part: p})
 		}
 	}
-	// Spread evenly: at most ceil(tasks/members) each.
-	quota := (len(tasks) + len(members) - 1) / max(len(members), 1)
+	// Spread evenly: every member base tasks, extra of them one more, so a
+	// member that joins gets its share from the others.
+	sp := &spread{base: len(tasks) / max(len(members), 1), extra: len(tasks) % max(len(members), 1)}
 	assigned := map[balTask]bool{}
 	// Sticky pass: a task stays with the member owning its first topic's
 	// partition (the newest generation wins a disputed claim).
-	owner := func(t balTask) *balMember {
-		topic := b.subs[t.sub].Topics[0]
-		var best *balMember
-		for _, m := range members {
-			if m.owned[topic][t.part] && (best == nil || m.gen > best.gen) {
-				best = m
+	claims := map[string]map[int32]*balMember{}
+	for _, m := range members {
+		for topic, ps := range m.owned {
+			if claims[topic] == nil {
+				claims[topic] = map[int32]*balMember{}
+			}
+			for p := range ps {
+				if best := claims[topic][p]; best == nil || m.gen > best.gen {
+					claims[topic][p] = m
+				}
 			}
 		}
-		return best
 	}
+	owner := func(t balTask) *balMember { return claims[b.subs[t.sub].Topics[0]][t.part] }
 	for _, t := range tasks {
-		if m := owner(t); m != nil && len(m.tasks) < quota {
-			m.tasks = append(m.tasks, t)
+		if m := owner(t); m != nil && sp.fits(m) {
+			sp.take(m, t)
 			assigned[t] = true
 		}
 	}
@@ -183,14 +204,14 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		// A task without an owner goes where a copy of its state is (a
 		// standby, or local state left from before), else to the least
 		// loaded member.
-		m := stateHolder(members, t, quota)
+		m := stateHolder(members, t, sp)
 		if m == nil {
 			m = leastLoaded(members)
 		}
 		if m == nil {
 			break
 		}
-		m.tasks = append(m.tasks, t)
+		sp.take(m, t)
 	}
 	plan := cb.NewPlan()
 	for _, m := range members {

@@ -21,6 +21,8 @@ type balMember struct {
 	tasks []balTask
 	// standbys are the standby tasks placed on the member.
 	standbys []balTask
+	// held is user.Standby and user.State as a set (hasState).
+	held map[string]bool
 }
 
 func (t balTask) id() string { return engine.TaskID{Sub: t.sub, Partition: t.part}.String() }
@@ -28,8 +30,16 @@ func (t balTask) id() string { return engine.TaskID{Sub: t.sub, Partition: t.par
 // hasState reports whether the member holds a copy of t's state: as a
 // standby now, or left in its instance's state directory.
 func (m *balMember) hasState(t balTask) bool {
-	id := t.id()
-	return slices.Contains(m.user.Standby, id) || slices.Contains(m.user.State, id)
+	if m.held == nil {
+		m.held = map[string]bool{}
+		for _, id := range m.user.Standby {
+			m.held[id] = true
+		}
+		for _, id := range m.user.State {
+			m.held[id] = true
+		}
+	}
+	return m.held[t.id()]
 }
 
 // instance is the member's process, its member id for members that do
@@ -41,12 +51,12 @@ func (m *balMember) instance() string {
 	return m.m.MemberID
 }
 
-// stateHolder is a member under quota holding a copy of t's state, a
+// stateHolder is a member with room holding a copy of t's state, a
 // standby before a leftover state directory.
-func stateHolder(members []*balMember, t balTask, quota int) *balMember {
+func stateHolder(members []*balMember, t balTask, sp *spread) *balMember {
 	var left *balMember
 	for _, m := range members {
-		if len(m.tasks) >= quota {
+		if !sp.fits(m) {
 			continue
 		}
 		if slices.Contains(m.user.Standby, t.id()) {
