@@ -213,6 +213,41 @@ func (e *Engine) ReadLocal(ctx context.Context, store string, partition int32, f
 	return fn(s)
 }
 
+// ReadStandby implements sgquery.StandbySource: fn runs on this
+// instance's standby copy of the store's partition, and lag is how many
+// changelog offsets (records and transaction markers) the copy has not
+// applied yet, from the changelog's end now.
+func (e *Engine) ReadStandby(ctx context.Context, store string, partition int32, fn func(sgstate.Store) error) (lag int64, err error) {
+	sub, err := e.storeSub(store)
+	if err != nil {
+		return 0, err
+	}
+	if e.tp.IsGlobal(sub) || !e.setUp() {
+		return 0, fmt.Errorf("%w: store %q partition %d", sgquery.ErrNotLocal, store, partition)
+	}
+	id := engine.TaskID{Sub: sub.ID, Partition: partition}
+	for _, w := range e.workers {
+		pos, ok, err := w.standby.read(id, store, fn)
+		if err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		for topic, at := range pos {
+			ends, err := kadm.NewClient(e.base).ListEndOffsets(ctx, topic)
+			if err != nil {
+				return 0, fmt.Errorf("%w: store %q partition %d: changelog end: %v", sgquery.ErrUnavailable, store, partition, err)
+			}
+			if o, ok := ends.Lookup(topic, partition); ok && o.Err == nil {
+				lag += max(o.Offset-at, 0)
+			}
+		}
+		return lag, nil
+	}
+	return 0, fmt.Errorf("%w: store %q partition %d: no standby here", sgquery.ErrNotLocal, store, partition)
+}
+
 // Owner implements sgquery.Source.
 func (e *Engine) Owner(ctx context.Context, store string, partition int32) (sgquery.Host, error) {
 	sub, err := e.storeSub(store)

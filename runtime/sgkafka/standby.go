@@ -40,14 +40,16 @@ type standbySet struct {
 	w     *worker
 	mu    sync.Mutex // guards tasks against the tailing goroutine
 	tasks map[engine.TaskID]*standbyTask
-	// applied counts changelog records applied to standbys.
+	// applied counts changelog records applied to standbys; pos is each
+	// changelog partition's next offset to apply (by checkpoint key).
 	applied atomic.Int64
+	pos     map[string]int64
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
 func newStandbySet(w *worker) *standbySet {
-	return &standbySet{w: w, tasks: map[engine.TaskID]*standbyTask{}}
+	return &standbySet{w: w, tasks: map[engine.TaskID]*standbyTask{}, pos: map[string]int64{}}
 }
 
 // ids are the standby tasks open now.
@@ -176,8 +178,10 @@ func (s *standbySet) start() {
 				continue
 			}
 			off := kgo.NewOffset().AtStart()
+			s.pos[key] = 0
 			if cp := cps[name]; cp >= 0 {
 				off = kgo.NewOffset().At(cp)
+				s.pos[key] = cp
 			}
 			if parts[topic] == nil {
 				parts[topic] = map[int32]kgo.Offset{}
@@ -248,6 +252,7 @@ func (s *standbySet) tail(ctx context.Context, cl *kgo.Client, byKey map[string]
 				return
 			}
 			s.applied.Add(int64(len(batch)))
+			s.pos[key] = next
 		})
 		s.mu.Unlock()
 	}
@@ -307,4 +312,26 @@ func (w *worker) heldState() (standby, state []string) {
 		}
 	}
 	return standby, state
+}
+
+// read runs fn on the standby copy of store of task id, returning the
+// changelog positions of the task's stores (by changelog topic); ok is
+// false when this worker holds no standby of the task.
+func (s *standbySet) read(id engine.TaskID, store string, fn func(sgstate.Store) error) (pos map[string]int64, ok bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.tasks[id]
+	if st == nil {
+		return nil, false, nil
+	}
+	topic, logged := st.tk.changelogs[store]
+	if !logged {
+		return nil, false, nil
+	}
+	pos = map[string]int64{topic: s.pos[checkpointKey(topic, id.Partition)]}
+	str, err := st.tk.t.Store(store)
+	if err != nil {
+		return nil, true, err
+	}
+	return pos, true, fn(str)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // standbyState is how many standby tasks e holds and how many changelog
@@ -124,4 +125,58 @@ func TestPlaceStandbys(t *testing.T) {
 	if want := []engine.TaskID{{Sub: 0, Partition: 2}, {Sub: 1, Partition: 3}}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("decodeAssignmentUserData = %v, want %v", ids, want)
 	}
+}
+
+// With ?stale=true an instance answers a key of the other instance's
+// tasks from its standby copy, saying so and how far behind it is;
+// without it the query is forwarded to the active task, as before.
+func TestInteractiveQueriesFromStandby(t *testing.T) {
+	forBackends(t, func(t *testing.T, ev testEnv) {
+		const partitions, keys = 4, 16
+		createTopic(t, ev.brokers, ev.in, partitions)
+		createTopic(t, ev.brokers, ev.out, partitions)
+		tp, err := sgstream.NewTopology(ev.appID, iqBuild(ev.in, ev.out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Brokers: ev.brokers, ApplicationID: ev.appID, CommitInterval: 100 * time.Millisecond, StandbyReplicas: 1}
+		a := startIQ(t, tp, cfg, nil)
+		b := startIQ(t, tp, cfg, nil)
+		waitFor(t, 60*time.Second, "both running with two tasks and two standbys each", func() bool {
+			na, _ := standbyState(a.e)
+			nb, _ := standbyState(b.e)
+			return a.e.State() == Running && b.e.State() == Running && a.e.ownedTasks() == 2 && b.e.ownedTasks() == 2 && na == 2 && nb == 2
+		})
+		var recs []sgstream.RawRecord
+		for i := range keys {
+			kb, _ := serdes.Int64.Append(nil, int64(i*1000))
+			recs = append(recs, sgstream.RawRecord{Topic: ev.in, Key: kb, Value: []byte("v"), Timestamp: tsBase + int64(i)})
+		}
+		produce(t, ev.brokers, partitions, recs)
+		stale := 0
+		waitFor(t, 60*time.Second, "every key answered by a, stale where b runs it", func() bool {
+			stale = 0
+			for i := range keys {
+				path := "/stores/counts/" + itoa(i*1000)
+				s := iqGet(t, a.base+path+"?stale=true")
+				if s.status != 200 || s.body["value"] != float64(1) {
+					return false
+				}
+				if s.body["stale"] == true {
+					stale++
+					if lag, ok := s.body["lag"].(float64); !ok || lag < 0 {
+						t.Fatalf("stale answer without a lag: %s", s.raw)
+					}
+					if s.owner != "" {
+						t.Fatalf("a stale answer was forwarded: %s", s.raw)
+					}
+					if f := iqGet(t, a.base+path); f.owner == "" || f.body["stale"] != nil {
+						t.Fatalf("without ?stale the key of b's task was not forwarded: owner %q, %s", f.owner, f.raw)
+					}
+				}
+			}
+			return stale > 0
+		})
+		t.Logf("%d of %d keys answered from a's standbys (the others a runs)", stale, keys)
+	})
 }

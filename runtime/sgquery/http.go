@@ -274,6 +274,7 @@ type listBody struct {
 	Store   string          `json:"store"`
 	Key     json.RawMessage `json:"key,omitempty"`
 	Results []result        `json:"results"`
+	staleness
 }
 
 // kvBody is the answer of a key-value get.
@@ -282,6 +283,29 @@ type kvBody struct {
 	Key       json.RawMessage `json:"key"`
 	Value     json.RawMessage `json:"value"`
 	Timestamp int64           `json:"timestamp"`
+	staleness
+}
+
+// staleness marks an answer read from a standby replica (?stale=true):
+// Lag is how many changelog offsets the copy had not applied.
+type staleness struct {
+	Stale bool   `json:"stale,omitempty"`
+	Lag   *int64 `json:"lag,omitempty"`
+}
+
+// standbyRead answers a point query from this instance's standby copy
+// when the request allows stale answers (?stale=true, as Kafka Streams'
+// StoreQueryParameters.enableStaleStores); ErrNotLocal otherwise.
+func (h *handler) standbyRead(r *http.Request, d *storeDef, p int32, kb []byte, q query) ([]entry, staleness, error) {
+	ss, ok := h.src.(StandbySource)
+	if !ok || r.URL.Query().Get("stale") != "true" {
+		return nil, staleness{}, ErrNotLocal
+	}
+	es, lag, err := d.standbyRead(r.Context(), ss, p, kb, q)
+	if err != nil {
+		return nil, staleness{}, err
+	}
+	return es, staleness{Stale: true, Lag: &lag}, nil
 }
 
 func (d *storeDef) render(e entry, withKey bool) (result, error) {
@@ -326,9 +350,12 @@ func (h *handler) point(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	es, p, err := d.pointRead(r.Context(), h.src, kb, q)
+	var stale staleness
 	if errors.Is(err, ErrNotLocal) {
-		h.elsewhere(w, r, d, p)
-		return
+		if es, stale, err = h.standbyRead(r, d, p, kb, q); errors.Is(err, ErrNotLocal) {
+			h.elsewhere(w, r, d, p)
+			return
+		}
 	}
 	if err != nil {
 		h.fail(w, err)
@@ -349,10 +376,10 @@ func (h *handler) point(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, kvBody{Store: d.name, Key: keyJSON, Value: res.Value, Timestamp: *res.Timestamp})
+		writeJSON(w, http.StatusOK, kvBody{Store: d.name, Key: keyJSON, Value: res.Value, Timestamp: *res.Timestamp, staleness: stale})
 		return
 	}
-	body := listBody{Store: d.name, Key: keyJSON, Results: []result{}}
+	body := listBody{Store: d.name, Key: keyJSON, Results: []result{}, staleness: stale}
 	for _, e := range es {
 		res, err := d.render(e, false)
 		if err != nil {
