@@ -113,6 +113,11 @@ type Config struct {
 	// a task that moves restores only the tail its standby had not read.
 	// The group leader's setting places them.
 	StandbyReplicas int
+	// Rack names where this instance runs (a zone, a rack); standbys are
+	// placed on other racks than their task's and each other's where the
+	// group has them (Kafka Streams' rack-aware standby assignment). The
+	// consumers also fetch from a replica in this rack (client.rack).
+	Rack string
 	// QueryAddr is the address (host:port) of this instance's interactive
 	// query endpoint, advertised to the other instances in the group
 	// metadata so they can forward queries for keys held here (Kafka

@@ -48,6 +48,8 @@ type memberUserData struct {
 	// Instance names the member's process: standbys go to other instances
 	// than their active task's (balancer.go).
 	Instance string `json:"instance,omitempty"`
+	// Rack is the instance's rack (Config.Rack), for standby placement.
+	Rack string `json:"rack,omitempty"`
 	// Standby lists the standby tasks the member holds now, State the tasks
 	// its instance has local state of ("0_1"): the assignor keeps standbys
 	// where they are and moves a task where a copy of its state is.
@@ -57,7 +59,7 @@ type memberUserData struct {
 
 // encode is the JSON of u, nil when it is empty (as older members send).
 func (u memberUserData) encode() []byte {
-	if u.QueryAddr == "" && u.Instance == "" && len(u.Standby) == 0 && len(u.State) == 0 {
+	if u.QueryAddr == "" && u.Instance == "" && u.Rack == "" && len(u.Standby) == 0 && len(u.State) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(u)

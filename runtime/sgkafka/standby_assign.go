@@ -81,20 +81,22 @@ func leastLoaded(members []*balMember) *balMember {
 
 // placeStandbys gives each active task up to replicas standbys, each on
 // an instance that runs neither the task nor another of its standbys
-// (Kafka Streams' rule): first a member that holds a copy of its state,
+// (Kafka Streams' rule): first on a rack none of them is on, when members
+// declare racks; then a member that holds a copy of the task's state;
 // then the member with the fewest standbys. It returns member id → the
 // standby task ids.
 func placeStandbys(members []*balMember, replicas int) map[string][]string {
 	for _, owner := range members {
 		for _, t := range owner.tasks {
 			used := map[string]bool{owner.instance(): true}
+			racks := map[string]bool{owner.user.Rack: true}
 			for range replicas {
-				m := pickStandby(members, t, used)
+				m := pickStandby(members, t, used, racks)
 				if m == nil {
 					break
 				}
 				m.standbys = append(m.standbys, t)
-				used[m.instance()] = true
+				used[m.instance()], racks[m.user.Rack] = true, true
 			}
 		}
 	}
@@ -107,8 +109,9 @@ func placeStandbys(members []*balMember, replicas int) map[string][]string {
 	return out
 }
 
-func pickStandby(members []*balMember, t balTask, used map[string]bool) *balMember {
+func pickStandby(members []*balMember, t balTask, used, racks map[string]bool) *balMember {
 	var best *balMember
+	newRack := func(m *balMember) bool { return m.user.Rack != "" && !racks[m.user.Rack] }
 	for _, m := range members {
 		if used[m.instance()] {
 			continue
@@ -116,6 +119,10 @@ func pickStandby(members []*balMember, t balTask, used map[string]bool) *balMemb
 		switch {
 		case best == nil:
 			best = m
+		case newRack(m) != newRack(best):
+			if newRack(m) {
+				best = m
+			}
 		case m.hasState(t) != best.hasState(t):
 			if m.hasState(t) {
 				best = m

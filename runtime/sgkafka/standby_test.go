@@ -120,6 +120,14 @@ func TestPlaceStandbys(t *testing.T) {
 	if want := []string{"0_2", "0_3"}; !reflect.DeepEqual(got["x2"], want) {
 		t.Errorf("sticky standbys: x2 got %v, want %v (all: %v)", got["x2"], want, got)
 	}
+	// Racks: a standby goes to another rack than its task's even when a
+	// member on the same rack has fewer standbys.
+	rs := []*balMember{mk("a", "A", t0), mk("b", "B"), mk("c", "C")}
+	rs[0].user.Rack, rs[1].user.Rack, rs[2].user.Rack = "r1", "r1", "r2"
+	rs[2].standbys = []balTask{t1, t2} // busier, but on another rack
+	if got := placeStandbys(rs, 1); !reflect.DeepEqual(got["c"], []string{"0_1", "0_2", "0_0"}) {
+		t.Errorf("rack-aware: %v, want t0's standby on c (rack r2)", got)
+	}
 	// The assignment's user data round-trips the standby list.
 	ids := decodeAssignmentUserData([]byte(`{"standby":["0_2","1_3","bad"]}`))
 	if want := []engine.TaskID{{Sub: 0, Partition: 2}, {Sub: 1, Partition: 3}}; !reflect.DeepEqual(ids, want) {

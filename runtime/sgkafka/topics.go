@@ -35,6 +35,9 @@ type internalTopic struct {
 
 func (e *Engine) clientOpts(extra ...kgo.Opt) []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(e.cfg.Brokers...), kgo.WithLogger(kgoLogger{e.log})}
+	if e.cfg.Rack != "" {
+		opts = append(opts, kgo.Rack(e.cfg.Rack))
+	}
 	opts = append(opts, e.cfg.ClientOpts...)
 	return append(opts, extra...)
 }

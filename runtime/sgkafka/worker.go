@@ -96,6 +96,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	w.promiseFn = w.promise
 	w.standby = newStandbySet(w)
 	w.bal = newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr).withStandbys(e.cfg.StandbyReplicas, e.instanceID, w.heldState)
+	w.bal.member.Rack = e.cfg.Rack
 	var topics []string
 	for _, s := range e.sourceSubs {
 		topics = append(topics, s.Topics...)

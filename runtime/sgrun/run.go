@@ -37,6 +37,7 @@ type runFlags struct {
 	cacheBytes                     int64
 	workers                        int
 	standbyReplicas                int
+	rack                           string
 	groupInstanceID                string
 	sessionTimeout                 time.Duration
 	logLevel, logFormat            string
@@ -134,6 +135,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if err != nil {
 		return nil, fmt.Errorf("streamgen: run: STREAMGEN_STANDBY_REPLICAS: %v", err)
 	}
+	fs.StringVar(&f.rack, "rack", env("RACK", ""), "the rack or zone this instance runs in: standbys go to other racks than their task's, and consumers fetch from a replica in it (client.rack) (env STREAMGEN_RACK)")
 	fs.IntVar(&f.standbyReplicas, "standby-replicas", standbys, "standby replicas of each task on other instances, kept up to date from the changelogs (env STREAMGEN_STANDBY_REPLICAS; default from the spec, else 0)")
 	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
 	st := 45 * time.Second
@@ -216,7 +218,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg := sgkafka.Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
-		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas,
+		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas, Rack: f.rack,
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: f.errorPolicies.deser, Processing: f.errorPolicies.proc,
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
