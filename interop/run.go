@@ -315,6 +315,10 @@ func firstBehind(ctx context.Context, adm *kadm.Client, groups map[string][]stri
 			return "", err
 		}
 		committed, err := adm.FetchOffsets(ctx, g)
+		if kerr.IsRetriable(err) {
+			// On a new broker the offsets topic and its coordinators come with the first group.
+			return fmt.Sprintf("group %s (%v)", g, err), nil
+		}
 		if err != nil {
 			return "", err
 		}
