@@ -3,7 +3,7 @@
 GO ?= go
 export CGO_ENABLED ?= 0
 
-.PHONY: demo test generate check-generated build vet fuzz conformance bench bench-inproc kafka-fetch chaos
+.PHONY: demo test generate check-generated build vet fuzz conformance bench bench-inproc kafka-fetch chaos interop
 
 ## demo: generate the orders example and run it end to end on the embedded broker
 demo:
@@ -43,6 +43,11 @@ bench:
 ## bench-inproc: the in-process benchmarks (serdes side by side with msgpack/v5 and tinylib/msgp, stores, operators)
 bench-inproc:
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/... ./runtime/sgstream/ ./runtime/sgstate/
+
+## interop: Java producer -> streamgen app -> Java consumer, and the same topology in Kafka Streams,
+## per format on a real broker and registry; ends with `interop: <S> scenarios, <N> records, <D> differences`
+interop:
+	bash scripts/interop.sh $(ARGS)
 
 ## chaos: exactly-once under kill -9 (CHAOS_FLAGS, e.g. "-runs 20" or "-broker-faults 1"); ends with the summary line
 chaos:

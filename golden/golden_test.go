@@ -58,6 +58,7 @@ var kinds = []kind{
 	{prefix: "examples/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "docs/examples/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "chaos/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
+	{prefix: "interop/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "bench/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go", "streamgen_json.go"}},
 	{prefix: "gen/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true}, build: true,

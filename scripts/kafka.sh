@@ -15,6 +15,11 @@
 #   status [dir]   prints running/stopped; exit status 0 when running, 3 when not
 #   classpath      prints the java class path of the cached jars (for tools and checkers)
 #   logs [dir]     prints the path of the broker's server.log
+#   tool NAME ARGS runs one of Kafka's own command-line tools from the cached jars, with the
+#                  name of its bin/ script (the .sh dropped): kafka-topics, kafka-console-producer,
+#                  kafka-console-consumer, kafka-consumer-groups, kafka-streams-application-reset,
+#                  kafka-streams-groups, ... (`tool` alone lists them). ARGS go to the tool as they
+#                  are, e.g. tool kafka-topics --bootstrap-server 127.0.0.1:9092 --list
 #
 # dir defaults to $STREAMGEN_KAFKA_DIR, else ${TMPDIR:-/tmp}/streamgen-kafka.
 #
@@ -486,6 +491,61 @@ cmd_status() {
 	return 3
 }
 
+# tools maps the bin/ script names of a Kafka distribution to their main classes in the jars
+# cmd_fetch resolves (kafka-tools and kafka_2.13), so users never download Kafka to run them.
+tools() {
+	cat <<'EOF'
+kafka-acls org.apache.kafka.tools.AclCommand
+kafka-broker-api-versions org.apache.kafka.tools.BrokerApiVersionsCommand
+kafka-cluster org.apache.kafka.tools.ClusterTool
+kafka-configs org.apache.kafka.tools.ConfigCommand
+kafka-console-consumer org.apache.kafka.tools.consumer.ConsoleConsumer
+kafka-console-producer org.apache.kafka.tools.ConsoleProducer
+kafka-console-share-consumer org.apache.kafka.tools.consumer.ConsoleShareConsumer
+kafka-consumer-groups org.apache.kafka.tools.consumer.group.ConsumerGroupCommand
+kafka-consumer-perf-test org.apache.kafka.tools.ConsumerPerformance
+kafka-delegation-tokens org.apache.kafka.tools.DelegationTokenCommand
+kafka-delete-records org.apache.kafka.tools.DeleteRecordsCommand
+kafka-features org.apache.kafka.tools.FeatureCommand
+kafka-get-offsets org.apache.kafka.tools.GetOffsetShell
+kafka-groups org.apache.kafka.tools.GroupsCommand
+kafka-leader-election org.apache.kafka.tools.LeaderElectionCommand
+kafka-log-dirs org.apache.kafka.tools.LogDirsCommand
+kafka-metadata-quorum org.apache.kafka.tools.MetadataQuorumCommand
+kafka-producer-perf-test org.apache.kafka.tools.ProducerPerformance
+kafka-reassign-partitions org.apache.kafka.tools.reassign.ReassignPartitionsCommand
+kafka-share-groups org.apache.kafka.tools.consumer.group.ShareGroupCommand
+kafka-storage kafka.tools.StorageTool
+kafka-streams-application-reset org.apache.kafka.tools.StreamsResetter
+kafka-streams-groups org.apache.kafka.tools.streams.StreamsGroupCommand
+kafka-topics org.apache.kafka.tools.TopicCommand
+kafka-transactions org.apache.kafka.tools.TransactionsCommand
+EOF
+}
+
+# cmd_tool runs a Kafka tool with warnings and errors on standard error, as the bin/ scripts'
+# tools-log4j2 configuration does, so a tool's standard output stays its own (records, tables).
+cmd_tool() {
+	local name=${1:-} class
+	if [[ -z $name ]]; then
+		tools | awk '{print $1}'
+		return 0
+	fi
+	shift
+	class=$(tools | awk -v n="${name%.sh}" '$1 == n {print $2}')
+	[[ -n $class ]] || die "unknown tool $name (scripts/kafka.sh tool lists them)"
+	need_libs
+	local conf=$cache/tools-log4j2.properties
+	if [[ ! -f $conf ]]; then
+		printf '%s\n' "# Written by scripts/kafka.sh for its tools." "appender.stderr.type=Console" \
+			"appender.stderr.name=stderr" "appender.stderr.target=SYSTEM_ERR" \
+			"appender.stderr.layout.type=PatternLayout" "appender.stderr.layout.pattern=[%d] %p %m (%c)%n" \
+			"rootLogger.level=WARN" "rootLogger.appenderRef.stderr.ref=stderr" >"$conf.$$"
+		mv -f "$conf.$$" "$conf"
+	fi
+	exec java "${jvm_opts[@]}" -Xmx256m -Dlog4j2.configurationFile="$conf" -cp "$libs/*" "$class" "$@"
+}
+
 case ${1:-} in
 fetch) cmd_fetch ;;
 start) cmd_start "${2:-}" ;;
@@ -498,6 +558,10 @@ classpath)
 	echo "$libs/*"
 	;;
 logs) echo "$(state_dir "${2:-}")/logs/server.log" ;;
+tool)
+	shift
+	cmd_tool "$@"
+	;;
 *)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
 	exit 2
