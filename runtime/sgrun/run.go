@@ -198,6 +198,9 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		defer stop()
 		brokers, sec = addrs, nil
 	}
+	if err := f.bindRegistry(ctx, app, f.embedded, false, slogger); err != nil {
+		return err
+	}
 	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, slogger)
 	if err != nil {
 		return err
