@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/streamgen/streamgen/runtime/sgregistry"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
@@ -139,4 +141,46 @@ func header(r sgstream.RawRecord, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// TestJSONSchemaDescribesTheEncoding validates what the generated encoders
+// write, for the records the topics carry with every field set, against
+// the generated documents with a draft-07 validator: a document that
+// refused its own records would make every Java consumer that validates
+// refuse them too.
+func TestJSONSchemaDescribesTheEncoding(t *testing.T) {
+	full, leaf := streamgenSampleEverything(0), streamgenSampleLeaf(0)
+	for _, c := range []struct {
+		name, schema string
+		opts         serdes.JSONOptions
+		v            serdes.JSONRecord
+	}{
+		{"Everything rfc3339", EverythingJSONSchema, serdes.JSONOptions{}, &full},
+		{"Everything epoch_millis", EverythingJSONSchemaEpochMillis, serdes.JSONOptions{Timestamps: serdes.JSONEpochMillis}, &full},
+		{"Everything defaults", EverythingJSONSchema, serdes.JSONOptions{}, &Everything{}},
+		{"Leaf", LeafJSONSchema, serdes.JSONOptions{}, &leaf},
+	} {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(c.schema))
+		if err != nil {
+			t.Fatalf("%s: the document is not JSON: %v", c.name, err)
+		}
+		comp := jsonschema.NewCompiler()
+		comp.DefaultDraft(jsonschema.Draft7)
+		comp.AssertFormat()
+		if err := comp.AddResource("doc.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := comp.Compile("doc.json")
+		if err != nil {
+			t.Fatalf("%s: not a valid draft-07 document: %v", c.name, err)
+		}
+		body := c.v.AppendJSONWith(nil, c.opts)
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s: the document refuses the encoder's JSON: %v\n%s", c.name, err, body)
+		}
+	}
 }

@@ -40,6 +40,7 @@ Usage:
   streamgen describe [flags]       print the topology (-format text|mermaid|dot)
   streamgen fmt [-w] [-d] file...  normalise spec files (stdout; -w in place; -d a diff)
   streamgen schema                 print the JSON Schema of the spec format
+  streamgen schema <format> [spec] print the avro, protobuf or jsonschema schemas of the spec's records
   streamgen help [command]         show help
 
 Common flags:
@@ -73,16 +74,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "fmt":
 		return runFmt(rest, stdout, stderr)
 	case "schema":
-		if len(rest) > 0 && rest[0] != "-h" && rest[0] != "--help" {
-			fmt.Fprintln(stderr, "streamgen schema takes no arguments")
-			return ExitUsage
-		}
-		if len(rest) > 0 {
-			fmt.Fprintln(stdout, "usage: streamgen schema\n\nPrints the JSON Schema of the spec format, for yaml-language-server and other editors.")
-			return ExitOK
-		}
-		stdout.Write(spec.SchemaJSON)
-		return ExitOK
+		return runSchema(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		// `help -h` (or `-h -h`) is the help itself, not a command to ask.
 		if len(rest) > 0 && rest[0] != "help" && !strings.HasPrefix(rest[0], "-") {
