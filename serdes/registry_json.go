@@ -28,7 +28,9 @@ func (c JSONSchemaCodec[T, PT]) Schema() string { return c.schema }
 func (JSONSchemaCodec[T, PT]) MessageIndex() []int { return nil }
 
 // Append implements SchemaCodec.
-func (c JSONSchemaCodec[T, PT]) Append(dst []byte, v PT) ([]byte, error) { return c.json.Append(dst, v) }
+func (c JSONSchemaCodec[T, PT]) Append(dst []byte, v PT) ([]byte, error) {
+	return c.json.Append(dst, v)
+}
 
 // Decode implements SchemaCodec.
 func (c JSONSchemaCodec[T, PT]) Decode(b []byte) (PT, error) { return c.json.Decode(b) }

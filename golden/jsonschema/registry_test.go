@@ -116,7 +116,9 @@ func TestRealRegistryRoundTrip(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- sgrun.RunContext(ctx, NewApp(), runArgs(t, "--registry-auto-register", "true", "--until-idle", "5s"), &out, &errOut) }()
+	go func() {
+		done <- sgrun.RunContext(ctx, NewApp(), runArgs(t, "--registry-auto-register", "true", "--until-idle", "5s"), &out, &errOut)
+	}()
 	rec := readOne(t, ctx, "out")
 	if code := <-done; code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, errOut.String())
@@ -161,4 +163,3 @@ func readOne(t *testing.T, ctx context.Context, topic string) *kgo.Record {
 		}
 	}
 }
-

@@ -115,4 +115,3 @@ func (c *connFlags) registryClient() (*sgregistry.Client, error) {
 	}
 	return cl, nil
 }
-
