@@ -124,3 +124,37 @@ func TestCredentialsNeverInErrors(t *testing.T) {
 		t.Errorf("bad URL: %v", err)
 	}
 }
+
+// FuzzProtobufFraming fuzzes the header reader with Protobuf message
+// indexes, the variable-length part of the wire format: no panic, and
+// every failure is a *serdes.DecodeError.
+func FuzzProtobufFraming(f *testing.F) {
+	s := serdes.NewRegistrySerde[string](textCodec{schema: "upper", typ: serdes.SchemaProtobuf, index: []int{0}}, serdes.Subject{Topic: "p"})
+	if err := s.BindRegistry(context.Background(), NewMemory(), true); err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{0, 0, 0, 0, 1, 0, 'v'})
+	f.Add([]byte{0, 0, 0, 0, 1, 4, 2, 4, 'v'})
+	f.Add([]byte{0, 0, 0, 0, 1, 0x81})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := s.Decode(b); err != nil {
+			var de *serdes.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error %T %v is not a *serdes.DecodeError", err, err)
+			}
+		}
+	})
+}
+
+// TestAppendAllocatesNothing: the header is built at bind, so framing
+// adds no allocation to an encoder appending into a reused buffer.
+func TestAppendAllocatesNothing(t *testing.T) {
+	s := serdes.NewRegistrySerde[string](textCodec{schema: "s", typ: serdes.SchemaProtobuf, index: []int{1, 2}}, serdes.Subject{Topic: "a"})
+	if err := s.BindRegistry(context.Background(), NewMemory(), true); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = s.Append(buf[:0], "value") }); n != 0 {
+		t.Errorf("Append: %v allocs/op, want 0", n)
+	}
+}
