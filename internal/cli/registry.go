@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/streamgen/streamgen/gen"
+	"github.com/streamgen/streamgen/serdes"
 	"github.com/streamgen/streamgen/spec"
 )
 
@@ -33,16 +34,11 @@ type registrySide struct {
 	t       *spec.Topic
 	key     bool
 	ty      *spec.Type
-	subject string
+	subject serdes.Subject
 }
 
-func (s registrySide) String() string {
-	side := "value"
-	if s.key {
-		side = "key"
-	}
-	return fmt.Sprintf("topic %q %s (subject %q)", s.t.Name, side, s.subject)
-}
+// String names the side and its subject, as the app's start errors do.
+func (s registrySide) String() string { return s.subject.String() }
 
 // pos is where a refusal is reported: the record's line for a record
 // side (the schema is the record's), else the topic's.
@@ -58,16 +54,16 @@ func registrySides(prog *spec.Program) []registrySide {
 	var out []registrySide
 	for _, t := range prog.Topics {
 		for _, key := range []bool{true, false} {
-			f, ty, suffix := t.ValueFormat, t.Value, "-value"
+			f, ty := t.ValueFormat, t.Value
 			if key {
-				f, ty, suffix = t.KeyFormat, t.Key, "-key"
+				f, ty = t.KeyFormat, t.Key
 			}
 			if !f.IsRegistry() || ty == nil {
 				continue
 			}
-			subject := t.Name + suffix
+			subject := serdes.Subject{Topic: t.Name, Key: key}
 			if t.SubjectStrategy == spec.SubjectRecord {
-				subject = ty.Record.SchemaName
+				subject.Strategy, subject.Record = serdes.RecordNameStrategy, ty.Record.SchemaName
 			}
 			out = append(out, registrySide{t: t, key: key, ty: ty, subject: subject})
 		}
@@ -127,7 +123,7 @@ func checkSide(ctx context.Context, cl *sr.Client, s registrySide) (string, erro
 	if err != nil {
 		return "", err
 	}
-	res, err := cl.CheckCompatibility(sr.WithParams(ctx, sr.Verbose), s.subject, -1, sr.Schema{Schema: text, Type: typ})
+	res, err := cl.CheckCompatibility(sr.WithParams(ctx, sr.Verbose), s.subject.Name(), -1, sr.Schema{Schema: text, Type: typ})
 	var re *sr.ResponseError
 	if errors.As(err, &re) && re.StatusCode == http.StatusNotFound {
 		return "", nil // nothing registered yet: any schema is the first
@@ -139,7 +135,7 @@ func checkSide(ctx context.Context, cl *sr.Client, s registrySide) (string, erro
 		return "", nil
 	}
 	level := ""
-	if cr := cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), s.subject); len(cr) == 1 && cr[0].Err == nil {
+	if cr := cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), s.subject.Name()); len(cr) == 1 && cr[0].Err == nil {
 		level = cr[0].Level.String() + " "
 	}
 	msg := fmt.Sprintf("the registry's %scompatibility rule refuses this record's schema against the latest registered version", level)

@@ -185,22 +185,19 @@ func isNotFound(err error) bool {
 	return errors.As(err, &re) && re.StatusCode == http.StatusNotFound
 }
 
-func schemaType(t serdes.SchemaType) sr.SchemaType {
-	switch t {
-	case serdes.SchemaProtobuf:
-		return sr.TypeProtobuf
-	case serdes.SchemaJSON:
-		return sr.TypeJSON
-	}
-	return sr.TypeAvro
+// srTypes are pkg/sr's names of the schema types.
+var srTypes = map[serdes.SchemaType]sr.SchemaType{
+	serdes.SchemaAvro: sr.TypeAvro, serdes.SchemaProtobuf: sr.TypeProtobuf, serdes.SchemaJSON: sr.TypeJSON,
 }
 
+func schemaType(t serdes.SchemaType) sr.SchemaType { return srTypes[t] }
+
+// fromType is schemaType's inverse.
 func fromType(t sr.SchemaType) serdes.SchemaType {
-	switch t {
-	case sr.TypeProtobuf:
-		return serdes.SchemaProtobuf
-	case sr.TypeJSON:
-		return serdes.SchemaJSON
+	for st, s := range srTypes {
+		if s == t {
+			return st
+		}
 	}
 	return serdes.SchemaAvro
 }
