@@ -1,16 +1,22 @@
 package jsonschema
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgregistry"
+	"github.com/streamgen/streamgen/runtime/sgrun"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -223,4 +229,32 @@ func FuzzJSONSchemaRegistryDecode(f *testing.F) {
 			t.Fatalf("re-encoded %q does not decode: %v", again, err)
 		}
 	})
+}
+
+// TestEmbeddedAndReplayUseTheInMemoryRegistry runs the app as `run
+// --embedded` and `replay` do, with no registry server: both bind the
+// registry serdes to the in-memory registry and register on first use.
+func TestEmbeddedAndReplayUseTheInMemoryRegistry(t *testing.T) {
+	line := `{"topic":"in","key":"k1","value":{"s":"embedded","i64":42,"leaf":{"name":"l"}},"timestamp":1}` + "\n"
+	input := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(input, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	args := []string{"--embedded", "--state-dir", filepath.Join(t.TempDir(), "state"), "--input", input, "--print", "out", "--until-idle", "2s"}
+	if code := sgrun.RunContext(ctx, NewApp(), args, &out, &errOut); code != 0 {
+		t.Fatalf("run --embedded: exit %d\n%s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"s":"embedded"`) || !strings.Contains(errOut.String(), "schema registry in memory") {
+		t.Errorf("run --embedded printed:\n%s\nlogged:\n%s", out.String(), errOut.String())
+	}
+	out.Reset()
+	if err := sgapp.Replay(NewApp(), strings.NewReader(line), &out, &errOut, sgapp.ReplayOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"topic":"out"`) || !strings.Contains(out.String(), `"s":"embedded"`) {
+		t.Errorf("replay printed:\n%s", out.String())
+	}
 }
