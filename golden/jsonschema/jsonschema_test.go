@@ -235,6 +235,7 @@ func FuzzJSONSchemaRegistryDecode(f *testing.F) {
 // --embedded` and `replay` do, with no registry server: both bind the
 // registry serdes to the in-memory registry and register on first use.
 func TestEmbeddedAndReplayUseTheInMemoryRegistry(t *testing.T) {
+	t.Setenv("STREAMGEN_REGISTRY_URL", "") // make test sets it for the real-registry tests
 	line := `{"topic":"in","key":"k1","value":{"s":"embedded","i64":42,"leaf":{"name":"l"}},"timestamp":1}` + "\n"
 	input := filepath.Join(t.TempDir(), "in.jsonl")
 	if err := os.WriteFile(input, []byte(line), 0o644); err != nil {
