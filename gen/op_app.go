@@ -94,6 +94,9 @@ func emitApp(c *genCtx, f *jen.File) {
 		d.add("Registry", jen.Id("registrySerdes").Call()) // registry.go
 	}
 	d.add("Guarantee", jen.Lit(guarantee))
+	if app.StandbyReplicas != 0 {
+		d.add("StandbyReplicas", jen.Lit(app.StandbyReplicas))
+	}
 	if app.CommitInterval != 0 {
 		d.add("CommitInterval", durationLit(app.CommitInterval))
 	}

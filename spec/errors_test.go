@@ -140,6 +140,10 @@ var errCases = []errCase{
 		"t.yaml:13:32: topic \"orders\": value: unknown type \"Ordr\" (did you mean \"Order\"?)"},
 	{"outer stream-table join", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, kind: outer, fn: J, value: Order, name: j}\n",
 		"t.yaml:21:35: join \"x\": kind \"outer\" is not supported for stream-table joins, want inner or left"},
+	{"negative standby replicas", strings.Replace(header, "app: {id: app}", "app: {id: app, standby_replicas: -1}", 1) + pipe,
+		"t.yaml:3:34: app: standby_replicas: -1 is out of range, want 0..16"},
+	{"store on a stream-table join", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, fn: J, value: Order, name: j, store: s}\n",
+		"t.yaml:21:59: join \"x\": store is only for table-table and foreign-key joins, whose result is a table; a stream-table join's result is a stream\n\n\tadd `to_table: {store: …}` after the join to materialize its output\n"},
 }
 
 // pipe is a valid topology for cases whose problem is elsewhere.

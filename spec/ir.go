@@ -80,6 +80,7 @@ type App struct {
 	ID                     string
 	Guarantee              Guarantee     // default at_least_once
 	CommitInterval         time.Duration // 0 = runtime default for the guarantee
+	StandbyReplicas        int           // standby replicas per task; 0 = none
 	OnDeserializationError ErrorPolicy   // default fail
 	OnProcessingError      ErrorPolicy   // default fail
 	DeadLetterTopic        string        // required if any policy (invalid_timestamp included) is dead_letter

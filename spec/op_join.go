@@ -91,7 +91,26 @@ func (p *parser) stepJoin(s *step) *Node {
 		return n
 	}
 	def.resolve(js)
+	js.resultStore(def)
 	return n
+}
+
+// resultStore reads the join's store: a join whose result is a table
+// (table-table, foreign-key) may materialize it, queryable and logged, as
+// Kafka Streams' Materialized on those joins; a join whose result is a
+// stream has nothing to materialize.
+func (js *joinStep) resultStore(def joinShapeDef) {
+	if !js.o.has("store") {
+		return
+	}
+	if def.output != ShapeTable {
+		js.errf(js.o.keyPos("store"), "store is only for table-table and foreign-key joins, whose result is a table; a %s join's result is a stream", shapeWords(js.j.Shape))
+		js.p.hintf("add `to_table: {store: …}` after the join to materialize its output")
+		return
+	}
+	if js.n.Value != nil {
+		js.n.Store = js.store(js.o, StoreKeyValue, js.left.Key, js.n.Value, nil)
+	}
 }
 
 // shape finds the join shape from the two sides, or reports why they

@@ -266,7 +266,7 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 		OnProcessingError:      PolicyFail,
 		InvalidTimestamp:       TimestampFail,
 	}
-	o := p.object(n, "app", "id", "guarantee", "commit_interval", "on_error", "invalid_timestamp", "on_start")
+	o := p.object(n, "app", "id", "guarantee", "commit_interval", "standby_replicas", "on_error", "invalid_timestamp", "on_start")
 	if o == nil {
 		return app
 	}
@@ -281,6 +281,9 @@ func (p *parser) parseApp(n *yaml.Node) *App {
 			p.errf(o.valPos("commit_interval"), "app: commit_interval: want a positive duration")
 		}
 		app.CommitInterval = d
+	}
+	if r, ok := o.int("standby_replicas", 0, 16); ok {
+		app.StandbyReplicas = int(r)
 	}
 	if ts, ok := o.enum("invalid_timestamp", string(TimestampFail), string(TimestampSkip), string(TimestampPartitionTime), string(TimestampDeadLetter)); ok {
 		app.InvalidTimestamp = TimestampPolicy(ts)

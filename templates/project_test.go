@@ -2,6 +2,8 @@ package templates_test
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"io"
@@ -20,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/streamgen/streamgen/internal/certtest"
 	"github.com/streamgen/streamgen/internal/cli"
 	"github.com/streamgen/streamgen/internal/textdiff"
 )
@@ -164,9 +167,18 @@ func statefulSet(t *testing.T, path string) k8sObject {
 			t.Errorf("the StatefulSet's arguments %q lack %s", args, want)
 		}
 	}
-	if len(ss.Spec.VolumeClaimTemplates) != 1 || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != ss.Spec.VolumeClaimTemplates[0].Metadata.Name ||
-		!strings.Contains(args, "--state-dir="+c.VolumeMounts[0].MountPath) {
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	if len(ss.Spec.VolumeClaimTemplates) != 1 || mounts[ss.Spec.VolumeClaimTemplates[0].Metadata.Name] == "" ||
+		!strings.Contains(args, "--state-dir="+mounts[ss.Spec.VolumeClaimTemplates[0].Metadata.Name]) {
 		t.Errorf("the state directory is not the persistent volume: args %q, mounts %+v", args, c.VolumeMounts)
+	}
+	for _, f := range []string{"--http-tls-cert=", "--http-tls-key=", "--http-tls-ca=", "--http-token-file="} {
+		if !strings.Contains(args, f+mounts["http"]+"/") {
+			t.Errorf("the StatefulSet's %s does not name a file of the http Secret's mount %q: args %q", f, mounts["http"], args)
+		}
 	}
 	if a := ss.Spec.Template.Metadata.Annotations; a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] == "" {
 		t.Errorf("no Prometheus scrape annotations: %v", a)
@@ -254,10 +266,40 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// localArgs points the container's listeners at free local ports and its
-// state directory at a temporary one; it returns the query and metrics
-// addresses.
-func localArgs(t *testing.T, args []string) ([]string, string, string) {
+// httpSecrets stand in for the http Secret the StatefulSet mounts: a
+// throwaway CA and certificate, and a token.
+type httpSecrets struct {
+	files certtest.Files
+	token string
+	// used is set when the command line names the Secret's files: the
+	// endpoints then serve https and want the token.
+	used bool
+}
+
+func newHTTPSecrets(t *testing.T) *httpSecrets {
+	return &httpSecrets{files: certtest.New(t, "pod"), token: "pod-token"}
+}
+
+// file is the local file standing in for a flag's Secret file.
+func (h *httpSecrets) file(flag string) string {
+	h.used = true
+	switch flag {
+	case "--http-tls-cert":
+		return h.files.Cert
+	case "--http-tls-key":
+		return h.files.Key
+	case "--http-tls-ca":
+		return h.files.CA
+	}
+	tok := filepath.Join(filepath.Dir(h.files.CA), "token")
+	os.WriteFile(tok, []byte(h.token+"\n"), 0o600)
+	return tok
+}
+
+// localArgs points the container's listeners at free local ports, its
+// state directory at a temporary one and its Secret files at sec's; it
+// returns the query and metrics addresses.
+func localArgs(t *testing.T, args []string, sec *httpSecrets) ([]string, string, string) {
 	t.Helper()
 	query, metrics := freeAddr(t), freeAddr(t)
 	var out []string
@@ -278,6 +320,8 @@ func localArgs(t *testing.T, args []string) ([]string, string, string) {
 			val = "127.0.0.1:" + port
 		case "--state-dir":
 			val = t.TempDir()
+		case "--http-tls-cert", "--http-tls-key", "--http-tls-ca", "--http-token-file":
+			val = sec.file(name)
 		}
 		if strings.HasPrefix(name, "--") {
 			out = append(out, name+"="+val)
@@ -294,14 +338,16 @@ type app struct {
 	done           chan error
 	stderr         bytes.Buffer
 	query, metrics string
+	sec            *httpSecrets
 }
 
 // start runs exe with a container's arguments (listeners and state
 // directory made local) and environment, plus extra arguments.
 func start(t *testing.T, exe string, args, env []string, extra ...string) *app {
 	t.Helper()
-	args, query, metrics := localArgs(t, args)
-	a := &app{done: make(chan error, 1), query: query, metrics: metrics}
+	sec := newHTTPSecrets(t)
+	args, query, metrics := localArgs(t, args, sec)
+	a := &app{done: make(chan error, 1), query: query, metrics: metrics, sec: sec}
 	a.cmd = exec.Command(exe, append(args, extra...)...)
 	a.cmd.Env = append(os.Environ(), env...)
 	a.cmd.Env = append(a.cmd.Env, "STREAMGEN_STATE_DIR="+t.TempDir())
@@ -328,10 +374,16 @@ func (a *app) ready(t *testing.T, probe string, cond func(scrape string) bool) s
 	t.Helper()
 	scrape, code := "", 0
 	ok := poll(a.done, func() bool {
-		if code, _ = get("http://" + a.query + probe); code != http.StatusOK {
+		if code, _ = a.get(a.query+probe, ""); code != http.StatusOK {
 			return false
 		}
-		_, scrape = get("http://" + a.metrics + "/metrics")
+		if a.sec.used {
+			// Secured: the token is needed everywhere but the probe.
+			if c, _ := a.get(a.metrics+"/metrics", ""); c != http.StatusUnauthorized {
+				t.Fatalf("a scrape without the token answered %d, want 401", c)
+			}
+		}
+		_, scrape = a.get(a.metrics+"/metrics", a.sec.token)
 		return cond(scrape)
 	})
 	if !ok {
@@ -396,9 +448,21 @@ func processed(scrape string) int {
 	return n
 }
 
-// get returns the status and body of a GET, or 0 when nothing answers.
-func get(url string) (int, string) {
-	resp, err := http.Get(url)
+// get returns the status and body of a GET of addr+path with the token
+// (when the app is secured), or 0 when nothing answers.
+func (a *app) get(addrPath, token string) (int, string) {
+	url, cl := "http://"+addrPath, http.DefaultClient
+	if a.sec.used {
+		pool := x509.NewCertPool()
+		pem, _ := os.ReadFile(a.sec.files.CA)
+		pool.AppendCertsFromPEM(pem)
+		url, cl = "https://"+addrPath, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	}
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := cl.Do(req)
 	if err != nil {
 		return 0, ""
 	}

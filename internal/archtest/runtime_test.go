@@ -18,7 +18,8 @@ import (
 // never import each other. Every runtime package must be listed: a new one
 // fails the test until it is given its place.
 //
-//	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version}
+//	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version},
+//	   runtime/internal/httpsec (TLS and the bearer token of the HTTP endpoints)
 //	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue),
 //	   sgregistry (the schema registry client)
 //	2  runtime/internal/engine (the contract between sgstream and the
@@ -31,22 +32,23 @@ import (
 //	   engine): neither imports the other, which is why App.Run is injected
 //	6  sgrun (the run command: flags, environment, the embedded broker)
 var runtimeLayers = map[string]int{
-	module + "/serdes":                  0,
-	module + "/runtime/sgpartition":     0,
-	module + "/internal/topodesc":       0,
-	module + "/internal/unionfind":      0,
-	module + "/internal/version":        0,
-	module + "/runtime/sgreplay":        1,
-	module + "/runtime/sgstate":         1,
-	module + "/runtime/sgimpl":          1,
-	module + "/runtime/sgregistry":      1,
-	module + "/runtime/internal/engine": 2,
-	module + "/runtime/sgstream":        3,
-	module + "/runtime/sgquery":         4,
-	module + "/runtime/sgtest":          4,
-	module + "/runtime/sgapp":           5,
-	module + "/runtime/sgkafka":         5,
-	module + "/runtime/sgrun":           6,
+	module + "/serdes":                   0,
+	module + "/runtime/sgpartition":      0,
+	module + "/internal/topodesc":        0,
+	module + "/internal/unionfind":       0,
+	module + "/internal/version":         0,
+	module + "/runtime/internal/httpsec": 0,
+	module + "/runtime/sgreplay":         1,
+	module + "/runtime/sgstate":          1,
+	module + "/runtime/sgimpl":           1,
+	module + "/runtime/sgregistry":       1,
+	module + "/runtime/internal/engine":  2,
+	module + "/runtime/sgstream":         3,
+	module + "/runtime/sgquery":          4,
+	module + "/runtime/sgtest":           4,
+	module + "/runtime/sgapp":            5,
+	module + "/runtime/sgkafka":          5,
+	module + "/runtime/sgrun":            6,
 }
 
 const (

@@ -3,13 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamgen/streamgen/internal/certtest"
 	"github.com/streamgen/streamgen/internal/kafkatest"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
@@ -86,8 +80,7 @@ func TestSecureBrokerTLSAndSCRAM(t *testing.T) {
 	t.Logf("wrong password: %s", lastLines(out, 1))
 
 	// A CA that did not sign the broker's certificate.
-	other := filepath.Join(t.TempDir(), "other-ca.pem")
-	writeSelfSignedCA(t, other)
+	other := certtest.New(t, "not-the-brokers").CA
 	out, code = runFailing(t, bin, nil, "run", "--application-id", uniqueID("badca"), "--state-dir", t.TempDir(),
 		"--brokers", b.SecureAddr, "--tls-ca", other, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-user", b.User,
 		"--sasl-password-file", b.PasswordFile)
@@ -129,24 +122,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// writeSelfSignedCA writes a CA certificate that signed nothing the
-// broker has.
-func writeSelfSignedCA(t *testing.T, path string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "not the broker's CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -40,6 +40,9 @@ type App struct {
 	Guarantee string
 	// CommitInterval is the spec's commit interval, 0 for the default.
 	CommitInterval time.Duration
+	// StandbyReplicas is the spec's standby replicas per task (the run
+	// command's --standby-replicas default).
+	StandbyReplicas int
 	// Error policies from the spec.
 	Deserialization sgstream.Policy
 	Processing      sgstream.Policy

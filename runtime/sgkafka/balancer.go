@@ -1,7 +1,10 @@
 package sgkafka
 
 import (
+	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,16 +23,43 @@ type taskBalancer struct {
 	// global sub-topologies have no tasks in the group: every instance
 	// reads their topics itself.
 	global map[int]bool
-	// userData rides in every subscription: the instance's query address
-	// (query.go), as Kafka Streams' SubscriptionInfo carries
-	// application.server.
-	userData []byte
+	// member is what rides in every subscription (query.go's
+	// memberUserData): the instance's query address, as Kafka Streams'
+	// SubscriptionInfo carries application.server, and for standby
+	// placement the instance and the tasks it holds state of.
+	member memberUserData
+	// replicas is the number of standby replicas of each task the group
+	// leader places (Config.StandbyReplicas).
+	replicas int
+	// held reports the member's tasks with local state at join time (the
+	// worker's standbys and the state directory's task directories).
+	held func() (standby, state []string)
+	// assigned is this member's standby tasks in the last assignment,
+	// with a counter the worker compares to notice a new one.
+	mu          sync.Mutex
+	assigned    []engine.TaskID
+	assignments atomic.Uint64
 }
 
 // advertising sets the query address the member advertises.
 func (b *taskBalancer) advertising(queryAddr string) *taskBalancer {
-	b.userData = encodeUserData(queryAddr)
+	b.member.QueryAddr = queryAddr
 	return b
+}
+
+// withStandbys makes the balancer place replicas standbys per task when
+// this member leads, instance naming this member's process.
+func (b *taskBalancer) withStandbys(replicas int, instance string, held func() (standby, state []string)) *taskBalancer {
+	b.replicas, b.member.Instance, b.held = replicas, instance, held
+	return b
+}
+
+// standbys are this member's standby tasks in the last assignment and
+// that assignment's number.
+func (b *taskBalancer) standbys() ([]engine.TaskID, uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.assigned), b.assignments.Load()
 }
 
 func newTaskBalancer(tp engine.Topology) *taskBalancer {
@@ -54,7 +84,11 @@ func (b *taskBalancer) JoinGroupMetadata(interests []string, current map[string]
 	meta.Version = 3
 	meta.Topics = interests
 	meta.Generation = generation
-	meta.UserData = b.userData
+	u := b.member
+	if b.held != nil {
+		u.Standby, u.State = b.held()
+	}
+	meta.UserData = u.encode()
 	for topic, partitions := range current {
 		op := kmsg.NewConsumerMemberMetadataOwnedPartition()
 		op.Topic = topic
@@ -66,7 +100,20 @@ func (b *taskBalancer) JoinGroupMetadata(interests []string, current map[string]
 }
 
 func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
-	return kgo.ParseConsumerSyncAssignment(assignment)
+	tps, err := kgo.ParseConsumerSyncAssignment(assignment)
+	if err != nil {
+		return nil, err
+	}
+	var a kmsg.ConsumerMemberAssignment
+	var ids []engine.TaskID
+	if a.ReadFrom(assignment) == nil {
+		ids = decodeAssignmentUserData(a.UserData)
+	}
+	b.mu.Lock()
+	b.assigned = ids
+	b.assignments.Add(1)
+	b.mu.Unlock()
+	return tps, nil
 }
 
 func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
@@ -79,17 +126,27 @@ type balTask struct {
 	part int32
 }
 
+// spread is an even split of tasks: every member base, extra of them one
+// more (taken by the first members to reach base).
+type spread struct{ base, extra int }
+
+// fits reports whether m may take one more task.
+func (s *spread) fits(m *balMember) bool {
+	return len(m.tasks) < s.base || len(m.tasks) == s.base && s.extra > 0
+}
+
+func (s *spread) take(m *balMember, t balTask) {
+	if len(m.tasks) >= s.base {
+		s.extra--
+	}
+	m.tasks = append(m.tasks, t)
+}
+
 // Balance implements kgo.ConsumerBalancerBalance.
 func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32) kgo.IntoSyncAssignment {
-	type member struct {
-		m     *kmsg.JoinGroupResponseMember
-		owned map[string]map[int32]bool
-		gen   int32
-		tasks []balTask
-	}
-	var members []*member
+	var members []*balMember
 	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
-		mb := &member{m: m, owned: map[string]map[int32]bool{}, gen: meta.Generation}
+		mb := &balMember{m: m, owned: map[string]map[int32]bool{}, gen: meta.Generation, user: decodeUserData(meta.UserData)}
 		for _, op := range meta.OwnedPartitions {
 			ps := map[int32]bool{}
 			for _, p := range op.Partitions {
@@ -114,24 +171,29 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 			tasks = append(tasks, balTask{sub: s.ID, part: p})
 		}
 	}
-	// Spread evenly: at most ceil(tasks/members) each.
-	quota := (len(tasks) + len(members) - 1) / max(len(members), 1)
+	// Spread evenly: every member base tasks, extra of them one more, so a
+	// member that joins gets its share from the others.
+	sp := &spread{base: len(tasks) / max(len(members), 1), extra: len(tasks) % max(len(members), 1)}
 	assigned := map[balTask]bool{}
 	// Sticky pass: a task stays with the member owning its first topic's
 	// partition (the newest generation wins a disputed claim).
-	owner := func(t balTask) *member {
-		topic := b.subs[t.sub].Topics[0]
-		var best *member
-		for _, m := range members {
-			if m.owned[topic][t.part] && (best == nil || m.gen > best.gen) {
-				best = m
+	claims := map[string]map[int32]*balMember{}
+	for _, m := range members {
+		for topic, ps := range m.owned {
+			if claims[topic] == nil {
+				claims[topic] = map[int32]*balMember{}
+			}
+			for p := range ps {
+				if best := claims[topic][p]; best == nil || m.gen > best.gen {
+					claims[topic][p] = m
+				}
 			}
 		}
-		return best
 	}
+	owner := func(t balTask) *balMember { return claims[b.subs[t.sub].Topics[0]][t.part] }
 	for _, t := range tasks {
-		if m := owner(t); m != nil && len(m.tasks) < quota {
-			m.tasks = append(m.tasks, t)
+		if m := owner(t); m != nil && sp.fits(m) {
+			sp.take(m, t)
 			assigned[t] = true
 		}
 	}
@@ -139,16 +201,17 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		if assigned[t] {
 			continue
 		}
-		var least *member
-		for _, m := range members {
-			if least == nil || len(m.tasks) < len(least.tasks) {
-				least = m
-			}
+		// A task without an owner goes where a copy of its state is (a
+		// standby, or local state left from before), else to the least
+		// loaded member.
+		m := stateHolder(members, t, sp)
+		if m == nil {
+			m = leastLoaded(members)
 		}
-		if least == nil {
+		if m == nil {
 			break
 		}
-		least.tasks = append(least.tasks, t)
+		sp.take(m, t)
 	}
 	plan := cb.NewPlan()
 	for _, m := range members {
@@ -161,5 +224,8 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		}
 	}
 	plan.AdjustCooperative(cb)
-	return plan
+	if b.replicas <= 0 {
+		return plan
+	}
+	return &standbyPlan{plan: plan, standbys: placeStandbys(members, b.replicas)}
 }

@@ -107,6 +107,12 @@ type Config struct {
 	// before it rebalances its partitions away. Zero or negative:
 	// DefaultSessionTimeout (45 s, Kafka's).
 	SessionTimeout time.Duration
+	// StandbyReplicas is the number of standby replicas of each task
+	// (Kafka Streams' num.standby.replicas, default 0): copies of its
+	// stores on other instances, kept up to date from the changelogs, so
+	// a task that moves restores only the tail its standby had not read.
+	// The group leader's setting places them.
+	StandbyReplicas int
 	// QueryAddr is the address (host:port) of this instance's interactive
 	// query endpoint, advertised to the other instances in the group
 	// metadata so they can forward queries for keys held here (Kafka
@@ -199,6 +205,9 @@ func (cfg *Config) Validate() error {
 	}
 	if guaranteeName(cfg.Guarantee) == "" {
 		bad("guarantee %d: want %s or %s", int(cfg.Guarantee), AtLeastOnce, ExactlyOnceV2)
+	}
+	if cfg.StandbyReplicas < 0 {
+		bad("standby replicas %d: want 0 or more (--standby-replicas)", cfg.StandbyReplicas)
 	}
 	for _, p := range []struct {
 		field string

@@ -167,6 +167,10 @@ func DefaultStateDir(appID string) string {
 // State returns the engine's current state.
 func (e *Engine) State() State { return State(e.state.Load()) }
 
+// Ready reports whether the engine runs with every task restored
+// (sgquery.Readiness: the query endpoint's GET /ready).
+func (e *Engine) Ready() bool { return e.State() == Running }
+
 func (e *Engine) setState(s State) {
 	old := State(e.state.Swap(int32(s)))
 	if old != s {

@@ -33,14 +33,20 @@ func countBuild(in, out string) func(b *sgstream.Builder) {
 
 // windowedBuild counts per key in 10 ms tumbling windows (store "wcounts").
 func windowedBuild(in, out string) func(b *sgstream.Builder) {
-	return func(b *sgstream.Builder) {
-		s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
-		w := sgstream.WindowedBy(sgstream.GroupByKey(s, serdes.String, serdes.String), "w",
-			sgstream.TimeWindows{Size: 10 * time.Millisecond, Grace: time.Hour})
-		c := sgstream.CountWindowed(w, "count", "wcounts", sgstream.EmitOnUpdate)
-		ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: 10 * time.Millisecond}
-		sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[sgstream.Windowed[string], int64]{
-			Key: ks, Value: serdes.Int64})
+	return windowedBuildWith(sgstream.TimeWindows{Size: 10 * time.Millisecond, Grace: time.Hour}, sgstream.EmitOnUpdate)(in, out)
+}
+
+// windowedBuildWith counts per key in windows w of 10 ms (store
+// "wcounts"), emitting as emit says.
+func windowedBuildWith(w sgstream.TimeWindows, emit sgstream.EmitStrategy) func(in, out string) func(b *sgstream.Builder) {
+	return func(in, out string) func(b *sgstream.Builder) {
+		return func(b *sgstream.Builder) {
+			s := sgstream.Source(b, "src", sgstream.SourceConfig[string, string]{Topic: in, Key: serdes.String, Value: serdes.String})
+			c := sgstream.CountWindowed(sgstream.WindowedBy(sgstream.GroupByKey(s, serdes.String, serdes.String), "w", w), "count", "wcounts", emit)
+			ks := sgstream.TimeWindowedSerde[string]{Inner: serdes.String, Size: w.Size}
+			sgstream.To(sgstream.ToStream(c, "s"), "sink", out, sgstream.SinkConfig[sgstream.Windowed[string], int64]{
+				Key: ks, Value: serdes.Int64})
+		}
 	}
 }
 

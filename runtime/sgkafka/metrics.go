@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/streamgen/streamgen/runtime/internal/engine"
+	"github.com/streamgen/streamgen/runtime/internal/httpsec"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
@@ -552,16 +553,27 @@ func NewMetricsRegistry() *prometheus.Registry {
 	return reg
 }
 
-// ServeMetrics serves reg on /metrics at addr until stop is called. It
-// listens before returning, so a port in use is reported at start; the
-// returned address is the one bound (useful with port 0).
-func ServeMetrics(addr string, reg prometheus.Gatherer) (bound string, stop func(), err error) {
+// ServeMetrics serves reg on /metrics at addr until stop is called, with
+// sec's TLS and token (Prometheus scrapes with bearer_token_file and
+// tls_config). It listens before returning, so a port in use is reported
+// at start; the returned address is the one bound (useful with port 0).
+func ServeMetrics(addr string, reg prometheus.Gatherer, sec HTTPSecurity) (bound string, stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}
+	bound = ln.Addr().String()
+	ln = sec.listener(ln)
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if !httpsec.Authorized(r, sec.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="streamgen"`)
+			http.Error(w, "streamgen: /metrics needs the bearer token of --http-token-file", http.StatusUnauthorized)
+			return
+		}
+		metrics.ServeHTTP(w, r)
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -574,5 +586,5 @@ func ServeMetrics(addr string, reg prometheus.Gatherer) (bound string, stop func
 		srv.Shutdown(sctx)
 		<-done
 	}
-	return ln.Addr().String(), stop, nil
+	return bound, stop, nil
 }

@@ -97,7 +97,7 @@ func mustSum(t testing.TB, ss []series, name string, match ...string) float64 {
 func startMetrics(t testing.TB, cfg *Config) string {
 	t.Helper()
 	reg := NewMetricsRegistry()
-	addr, stop, err := ServeMetrics("127.0.0.1:0", reg)
+	addr, stop, err := ServeMetrics("127.0.0.1:0", reg, HTTPSecurity{})
 	if err != nil {
 		t.Fatal(err)
 	}

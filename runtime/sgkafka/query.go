@@ -2,6 +2,7 @@ package sgkafka
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,13 +45,22 @@ import (
 type memberUserData struct {
 	// QueryAddr is the instance's advertised query address (host:port).
 	QueryAddr string `json:"query_addr,omitempty"`
+	// Instance names the member's process: standbys go to other instances
+	// than their active task's (balancer.go).
+	Instance string `json:"instance,omitempty"`
+	// Standby lists the standby tasks the member holds now, State the tasks
+	// its instance has local state of ("0_1"): the assignor keeps standbys
+	// where they are and moves a task where a copy of its state is.
+	Standby []string `json:"standby,omitempty"`
+	State   []string `json:"state,omitempty"`
 }
 
-func encodeUserData(queryAddr string) []byte {
-	if queryAddr == "" {
+// encode is the JSON of u, nil when it is empty (as older members send).
+func (u memberUserData) encode() []byte {
+	if u.QueryAddr == "" && u.Instance == "" && len(u.Standby) == 0 && len(u.State) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(memberUserData{QueryAddr: queryAddr})
+	b, _ := json.Marshal(u)
 	return b
 }
 
@@ -203,6 +213,41 @@ func (e *Engine) ReadLocal(ctx context.Context, store string, partition int32, f
 	return fn(s)
 }
 
+// ReadStandby implements sgquery.StandbySource: fn runs on this
+// instance's standby copy of the store's partition, and lag is how many
+// changelog offsets (records and transaction markers) the copy has not
+// applied yet, from the changelog's end now.
+func (e *Engine) ReadStandby(ctx context.Context, store string, partition int32, fn func(sgstate.Store) error) (lag int64, err error) {
+	sub, err := e.storeSub(store)
+	if err != nil {
+		return 0, err
+	}
+	if e.tp.IsGlobal(sub) || !e.setUp() {
+		return 0, fmt.Errorf("%w: store %q partition %d", sgquery.ErrNotLocal, store, partition)
+	}
+	id := engine.TaskID{Sub: sub.ID, Partition: partition}
+	for _, w := range e.workers {
+		pos, ok, err := w.standby.read(id, store, fn)
+		if err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		for topic, at := range pos {
+			ends, err := kadm.NewClient(e.base).ListEndOffsets(ctx, topic)
+			if err != nil {
+				return 0, fmt.Errorf("%w: store %q partition %d: changelog end: %v", sgquery.ErrUnavailable, store, partition, err)
+			}
+			if o, ok := ends.Lookup(topic, partition); ok && o.Err == nil {
+				lag += max(o.Offset-at, 0)
+			}
+		}
+		return lag, nil
+	}
+	return 0, fmt.Errorf("%w: store %q partition %d: no standby here", sgquery.ErrNotLocal, store, partition)
+}
+
 // Owner implements sgquery.Source.
 func (e *Engine) Owner(ctx context.Context, store string, partition int32) (sgquery.Host, error) {
 	sub, err := e.storeSub(store)
@@ -309,6 +354,7 @@ type QueryServer struct {
 	ln         net.Listener
 	advertised string
 	redirect   bool
+	sec        HTTPSecurity
 	log        *slog.Logger
 	srv        *http.Server
 	done       chan struct{}
@@ -319,9 +365,10 @@ type QueryServer struct {
 // has the real port (:0 picks one). advertise is the host:port other
 // instances reach it at (default: addr, with this host's name for an
 // unspecified host); redirect answers keys held elsewhere with a 307
-// instead of forwarding. It returns nil for an empty addr. Errors name the
-// run command's flags, which set these.
-func ListenQueries(addr, advertise string, redirect bool, logger *slog.Logger) (*QueryServer, error) {
+// instead of forwarding; sec secures the endpoint and the requests it
+// forwards. It returns nil for an empty addr. Errors name the run
+// command's flags, which set these.
+func ListenQueries(addr, advertise string, redirect bool, sec HTTPSecurity, logger *slog.Logger) (*QueryServer, error) {
 	if addr == "" {
 		if advertise != "" {
 			return nil, fmt.Errorf("streamgen: run: --advertise-addr needs --query-addr")
@@ -347,7 +394,35 @@ func ListenQueries(addr, advertise string, redirect bool, logger *slog.Logger) (
 		ln.Close()
 		return nil, fmt.Errorf("streamgen: run: --advertise-addr %q: want host:port", adv)
 	}
-	return &QueryServer{ln: ln, advertised: adv, redirect: redirect, log: logger}, nil
+	return &QueryServer{ln: sec.listener(ln), advertised: adv, redirect: redirect, sec: sec, log: logger}, nil
+}
+
+// HTTPSecurity secures the query and metrics endpoints: TLS with a server
+// certificate (and, when TLS.ClientCAs is set, client certificates
+// required), and a bearer token every request must carry. Queries one
+// instance forwards to another use the same: https with ForwardTLS as the
+// client's settings, and the token. The zero value serves plain HTTP to
+// anyone who reaches the port.
+type HTTPSecurity struct {
+	TLS        *tls.Config
+	ForwardTLS *tls.Config
+	Token      string
+}
+
+// listener wraps ln in TLS when the endpoints serve it.
+func (sec HTTPSecurity) listener(ln net.Listener) net.Listener {
+	if sec.TLS == nil {
+		return ln
+	}
+	return tls.NewListener(ln, sec.TLS)
+}
+
+// Scheme is the URL scheme of the endpoints.
+func (sec HTTPSecurity) Scheme() string {
+	if sec.TLS == nil {
+		return "http"
+	}
+	return "https"
 }
 
 // Addr is the advertised address ("" for a nil server).
@@ -363,9 +438,14 @@ func (s *QueryServer) Start(e *Engine, stores []sgquery.Store) {
 	if s == nil {
 		return
 	}
-	opts := []sgquery.Opt{sgquery.Logger(s.log)}
+	opts := []sgquery.Opt{sgquery.Logger(s.log), sgquery.Token(s.sec.Token)}
 	if s.redirect {
 		opts = append(opts, sgquery.Redirect())
+	}
+	if s.sec.TLS != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = s.sec.ForwardTLS
+		opts = append(opts, sgquery.ForwardHTTPS(), sgquery.ForwardClient(&http.Client{Timeout: 10 * time.Second, Transport: tr}))
 	}
 	s.srv = &http.Server{Handler: sgquery.NewHandler(e, stores, opts...), ReadHeaderTimeout: 10 * time.Second}
 	s.done = make(chan struct{})

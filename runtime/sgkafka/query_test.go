@@ -46,8 +46,13 @@ type iqInstance struct {
 // startIQ starts an instance with a query endpoint on 127.0.0.1. The
 // endpoint serves before the engine runs, as in the run command.
 func startIQ(t *testing.T, tp *sgstream.Topology, cfg Config, beforeRun func(base string)) *iqInstance {
+	return startIQWith(t, tp, cfg, HTTPSecurity{}, beforeRun)
+}
+
+// startIQWith is startIQ with the endpoint secured by sec.
+func startIQWith(t *testing.T, tp *sgstream.Topology, cfg Config, sec HTTPSecurity, beforeRun func(base string)) *iqInstance {
 	t.Helper()
-	qs, err := ListenQueries("127.0.0.1:0", "", false, testLogger(t))
+	qs, err := ListenQueries("127.0.0.1:0", "", false, sec, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +64,7 @@ func startIQ(t *testing.T, tp *sgstream.Topology, cfg Config, beforeRun func(bas
 		t.Fatal(err)
 	}
 	qs.Start(e, iqApp().Stores)
-	in := &iqInstance{e: e, qs: qs, base: "http://" + qs.Addr(), done: make(chan error, 1)}
+	in := &iqInstance{e: e, qs: qs, base: sec.Scheme() + "://" + qs.Addr(), done: make(chan error, 1)}
 	if beforeRun != nil {
 		beforeRun(in.base)
 	}

@@ -112,7 +112,7 @@ func (w *worker) restore(tasks []*task) error {
 					return fmt.Errorf("streamgen: wiping store %q of task %s: %w", name, tk.id, err)
 				}
 			}
-			ntk, err := w.openTask(tk.id)
+			ntk, err := w.openTask(tk.id, tk.resume)
 			if err != nil {
 				return err
 			}
@@ -217,14 +217,7 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 				}
 				batch = append(batch, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
 			}
-			rs := r.st.(restorer)
-			if len(batch) > 0 {
-				if err := rs.RestoreBatch(batch); err != nil {
-					perr = fmt.Errorf("streamgen: restoring store %q of task %s: %w", r.store, r.tk.id, err)
-					return
-				}
-			}
-			if err := rs.Commit(map[string]int64{r.key: pos}); err != nil {
+			if err := applyChangelog(r.st.(restorer), batch, r.key, pos); err != nil {
 				perr = fmt.Errorf("streamgen: restoring store %q of task %s: %w", r.store, r.tk.id, err)
 				return
 			}

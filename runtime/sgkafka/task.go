@@ -42,6 +42,9 @@ type task struct {
 	raw sgstream.RawRecord
 	// preopened holds stores opened ahead of Init (preopenStores).
 	preopened map[string]sgstate.Store
+	// resume is the progress the group had committed when the task was
+	// opened (engine.TaskConfig.Resume), kept for reopening it.
+	resume engine.Progress
 }
 
 // partitionWait bounds how long a task with records on some partitions
@@ -79,9 +82,9 @@ func checkpointKey(topic string, partition int32) string {
 // openTask creates and initialises a task: its stores are opened (Pebble
 // under <state-dir>/<task id>/<store>) but not yet restored.
 // newTask creates task id without opening its stores.
-func (w *worker) newTask(id engine.TaskID) (*task, error) {
+func (w *worker) newTask(id engine.TaskID, resume engine.Progress) (*task, error) {
 	e := w.e
-	tk := &task{id: id, w: w, byTop: map[string]*queue{}, changelogs: map[string]string{}, end: map[string]int64{}}
+	tk := &task{id: id, w: w, resume: resume, byTop: map[string]*queue{}, changelogs: map[string]string{}, end: map[string]int64{}}
 	sub := e.tp.SubTopologies()[id.Sub]
 	for _, topic := range sub.Topics {
 		q := &queue{topic: topic}
@@ -115,6 +118,7 @@ func (w *worker) newTask(id engine.TaskID) (*task, error) {
 		DeadLetterTopic: e.cfg.DeadLetterTopic,
 		InvalidTime:     e.cfg.InvalidTime,
 		CacheMaxBytes:   cache,
+		Resume:          resume,
 	})
 	if err != nil {
 		return nil, err
@@ -124,8 +128,8 @@ func (w *worker) newTask(id engine.TaskID) (*task, error) {
 }
 
 // openTask creates task id and opens its stores.
-func (w *worker) openTask(id engine.TaskID) (*task, error) {
-	tk, err := w.newTask(id)
+func (w *worker) openTask(id engine.TaskID, resume engine.Progress) (*task, error) {
+	tk, err := w.newTask(id, resume)
 	if err != nil {
 		return nil, err
 	}

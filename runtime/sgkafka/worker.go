@@ -35,7 +35,14 @@ type worker struct {
 	eos  bool
 	cl   *kgo.Client
 	sess *kgo.GroupTransactSession
-	log  interface {
+	// bal is the member's balancer; standby its standby tasks, as of
+	// assignment number standbyAt (standbyRetry: some could not be
+	// opened yet and are tried again after that time).
+	bal          *taskBalancer
+	standby      *standbySet
+	standbyAt    uint64
+	standbyRetry time.Time
+	log          interface {
 		Info(string, ...any)
 		Warn(string, ...any)
 		Debug(string, ...any)
@@ -87,6 +94,8 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		clEnd: map[string]int64{}, rr: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
 	w.log = e.log.With("worker", idx)
 	w.promiseFn = w.promise
+	w.standby = newStandbySet(w)
+	w.bal = newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr).withStandbys(e.cfg.StandbyReplicas, e.instanceID, w.heldState)
 	var topics []string
 	for _, s := range e.sourceSubs {
 		topics = append(topics, s.Topics...)
@@ -105,7 +114,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
 		kgo.ConsumerGroup(e.cfg.ApplicationID),
 		kgo.ConsumeTopics(topics...),
-		kgo.Balancers(newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr)),
+		kgo.Balancers(w.bal),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.DisableAutoCommit(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -186,6 +195,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
+		w.syncStandbys()
 		n := 0
 		if keep {
 			fetches.EachRecord(func(r *kgo.Record) {
@@ -348,6 +358,7 @@ func (w *worker) applyEvents() (keep bool, err error) {
 		}
 	}
 	if len(open) > 0 {
+		w.standby.release(open)
 		if err := w.openTasks(open); err != nil {
 			return false, err
 		}
@@ -416,10 +427,14 @@ func (w *worker) openTasks(ids []engine.TaskID) error {
 		}
 		return err
 	}
+	progress, err := w.fetchProgress(ids)
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
 		lock := w.e.taskLock(id)
 		lock.Lock()
-		tk, err := w.newTask(id)
+		tk, err := w.newTask(id, progress[id])
 		if err != nil {
 			lock.Unlock()
 			return fail(err, 0)
@@ -547,6 +562,7 @@ func (w *worker) commit() error {
 			return nil
 		}
 	}
+	ctx = withProgress(ctx, w.progressMetadata())
 	if w.eos {
 		if w.inTxn {
 			committed, err := w.sess.End(ctx, kgo.TryCommit)
@@ -615,6 +631,7 @@ func (w *worker) close(err error) {
 		w.sess.End(ctx, kgo.TryAbort)
 		cancel()
 	}
+	w.standby.closeAll()
 	for _, id := range w.taskIDs() {
 		w.closeTask(id)
 	}

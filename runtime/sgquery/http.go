@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamgen/streamgen/runtime/internal/httpsec"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -42,6 +43,8 @@ type config struct {
 	redirect bool
 	client   *http.Client
 	logger   *slog.Logger
+	token    string
+	scheme   string
 }
 
 type opt func(*config)
@@ -58,6 +61,16 @@ func Redirect() Opt { return opt(func(c *config) { c.redirect = true }) }
 // instances (default: a client with a 10 s timeout).
 func ForwardClient(cl *http.Client) Opt { return opt(func(c *config) { c.client = cl }) }
 
+// Token makes the endpoint answer only requests carrying
+// "Authorization: Bearer <token>" (others get 401 unauthorized), and
+// forwarded requests carry it to the other instances, which share it.
+func Token(token string) Opt { return opt(func(c *config) { c.token = token }) }
+
+// ForwardHTTPS forwards to (and redirects at) other instances over https,
+// for instances that serve TLS; ForwardClient brings the client's TLS
+// settings (the CA that signed their certificates, a client certificate).
+func ForwardHTTPS() Opt { return opt(func(c *config) { c.scheme = "https" }) }
+
 // Logger receives the endpoint's logs (default: discard).
 func Logger(l *slog.Logger) Opt { return opt(func(c *config) { c.logger = l }) }
 
@@ -72,6 +85,7 @@ type handler struct {
 // NewHandler is the HTTP endpoint of interactive queries over src, for the
 // stores listed:
 //
+//	GET /ready                                  200 when queries are served now, else 503 (no token needed)
 //	GET /stores                                 the queryable stores
 //	GET /stores/{store}/{key}                   a key's value (key-value store)
 //	GET /stores/{store}/{key}?time_from=&time_to=  a key's windows or sessions
@@ -100,6 +114,9 @@ func NewHandler(src Source, stores []Store, opts ...Opt) http.Handler {
 	if h.cfg.logger == nil {
 		h.cfg.logger = slog.New(slog.DiscardHandler)
 	}
+	if h.cfg.scheme == "" {
+		h.cfg.scheme = "http"
+	}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /stores", h.list)
 	h.mux.HandleFunc("GET /stores/{store}", h.scan)
@@ -110,7 +127,36 @@ func NewHandler(src Source, stores []Store, opts ...Opt) http.Handler {
 	return h
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// Readiness is implemented by sources that can say whether they serve
+// queries now (an engine: RUNNING, every task restored).
+type Readiness interface{ Ready() bool }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/ready" {
+		// Without the token: an orchestrator's probe cannot carry one, and
+		// the answer holds no data.
+		h.ready(w)
+		return
+	}
+	if !httpsec.Authorized(r, h.cfg.token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="streamgen"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "streamgen: this endpoint needs the bearer token of --http-token-file")
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// ready answers GET /ready: 200 while the source serves queries, 503 (with
+// Retry-After) while it starts, rebalances or restores.
+func (h *handler) ready(w http.ResponseWriter) {
+	if rd, ok := h.src.(Readiness); ok && !rd.Ready() {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "streamgen: not ready: starting, rebalancing or restoring")
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Ready bool `json:"ready"`
+	}{true})
+}
 
 type errorBody struct {
 	Error string `json:"error"`
@@ -228,6 +274,7 @@ type listBody struct {
 	Store   string          `json:"store"`
 	Key     json.RawMessage `json:"key,omitempty"`
 	Results []result        `json:"results"`
+	staleness
 }
 
 // kvBody is the answer of a key-value get.
@@ -236,6 +283,29 @@ type kvBody struct {
 	Key       json.RawMessage `json:"key"`
 	Value     json.RawMessage `json:"value"`
 	Timestamp int64           `json:"timestamp"`
+	staleness
+}
+
+// staleness marks an answer read from a standby replica (?stale=true):
+// Lag is how many changelog offsets the copy had not applied.
+type staleness struct {
+	Stale bool   `json:"stale,omitempty"`
+	Lag   *int64 `json:"lag,omitempty"`
+}
+
+// standbyRead answers a point query from this instance's standby copy
+// when the request allows stale answers (?stale=true, as Kafka Streams'
+// StoreQueryParameters.enableStaleStores); ErrNotLocal otherwise.
+func (h *handler) standbyRead(r *http.Request, d *storeDef, p int32, kb []byte, q query) ([]entry, staleness, error) {
+	ss, ok := h.src.(StandbySource)
+	if !ok || r.URL.Query().Get("stale") != "true" {
+		return nil, staleness{}, ErrNotLocal
+	}
+	es, lag, err := d.standbyRead(r.Context(), ss, p, kb, q)
+	if err != nil {
+		return nil, staleness{}, err
+	}
+	return es, staleness{Stale: true, Lag: &lag}, nil
 }
 
 func (d *storeDef) render(e entry, withKey bool) (result, error) {
@@ -280,9 +350,12 @@ func (h *handler) point(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	es, p, err := d.pointRead(r.Context(), h.src, kb, q)
+	var stale staleness
 	if errors.Is(err, ErrNotLocal) {
-		h.elsewhere(w, r, d, p)
-		return
+		if es, stale, err = h.standbyRead(r, d, p, kb, q); errors.Is(err, ErrNotLocal) {
+			h.elsewhere(w, r, d, p)
+			return
+		}
 	}
 	if err != nil {
 		h.fail(w, err)
@@ -303,10 +376,10 @@ func (h *handler) point(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, kvBody{Store: d.name, Key: keyJSON, Value: res.Value, Timestamp: *res.Timestamp})
+		writeJSON(w, http.StatusOK, kvBody{Store: d.name, Key: keyJSON, Value: res.Value, Timestamp: *res.Timestamp, staleness: stale})
 		return
 	}
-	body := listBody{Store: d.name, Key: keyJSON, Results: []result{}}
+	body := listBody{Store: d.name, Key: keyJSON, Results: []result{}, staleness: stale}
 	for _, e := range es {
 		res, err := d.render(e, false)
 		if err != nil {
@@ -342,7 +415,7 @@ func (h *handler) elsewhere(w http.ResponseWriter, r *http.Request, d *storeDef,
 			fmt.Sprintf("streamgen: store %q partition %d is on an instance that runs without --query-addr", d.name, p))
 		return
 	}
-	u := "http://" + host.Addr + r.URL.RequestURI()
+	u := h.cfg.scheme + "://" + host.Addr + r.URL.RequestURI()
 	if h.cfg.redirect {
 		w.Header().Set(OwnerHeader, host.Addr)
 		w.Header().Set("Location", u)
@@ -375,6 +448,7 @@ func (h *handler) get(ctx context.Context, u string) (int, http.Header, []byte, 
 		return 0, nil, nil, err
 	}
 	req.Header.Set(ForwardedHeader, "1")
+	httpsec.SetBearer(req, h.cfg.token)
 	resp, err := h.cfg.client.Do(req)
 	if err != nil {
 		return 0, nil, nil, err
@@ -483,7 +557,7 @@ func (h *handler) gather(r *http.Request, d *storeDef, addr string, parts []int3
 		ps[i] = strconv.Itoa(int(p))
 	}
 	vals.Set("partitions", strings.Join(ps, ","))
-	u := "http://" + addr + r.URL.Path + "?" + vals.Encode()
+	u := h.cfg.scheme + "://" + addr + r.URL.Path + "?" + vals.Encode()
 	status, _, body, err := h.get(r.Context(), u)
 	if err != nil {
 		return nil, fmt.Errorf("%w: store %q: instance %s does not answer: %v", ErrUnavailable, d.name, addr, err)

@@ -400,3 +400,27 @@ func TestTypedAPI(t *testing.T) {
 		t.Errorf("window Fetch = %+v", wins)
 	}
 }
+
+// notReady is an instance that says it is not serving yet.
+type notReady struct{ *instance }
+
+func (notReady) Ready() bool { return false }
+
+// GET /ready answers without the token, from the source's readiness; every
+// other path needs the token once one is set.
+func TestReadyAndToken(t *testing.T) {
+	c := newCluster(t)
+	for _, tc := range []struct {
+		src  sgquery.Source
+		want int
+	}{{c.a, http.StatusOK}, {notReady{c.a}, http.StatusServiceUnavailable}} {
+		srv := httptest.NewServer(sgquery.NewHandler(tc.src, stores(), sgquery.Token("tok")))
+		if a := get(t, srv.URL, "/ready"); a.status != tc.want {
+			t.Errorf("%T: /ready = %d %s, want %d", tc.src, a.status, a.raw, tc.want)
+		}
+		if a := get(t, srv.URL, "/stores"); a.status != http.StatusUnauthorized || a.body["code"] != "unauthorized" {
+			t.Errorf("/stores without the token = %d %s, want 401 unauthorized", a.status, a.raw)
+		}
+		srv.Close()
+	}
+}

@@ -73,6 +73,15 @@ type Source interface {
 	Owner(ctx context.Context, store string, partition int32) (Host, error)
 }
 
+// StandbySource is implemented by sources that hold standby replicas
+// (Kafka Streams' stale stores): ReadStandby runs fn, as ReadLocal does,
+// on this instance's standby copy of the store's partition, and says how
+// many changelog offsets the copy is behind. It fails with ErrNotLocal
+// when this instance holds no standby of it.
+type StandbySource interface {
+	ReadStandby(ctx context.Context, store string, partition int32, fn func(sgstate.Store) error) (lag int64, err error)
+}
+
 // KeyMetadata is where a key of a store lives (Kafka Streams'
 // KeyQueryMetadata).
 type KeyMetadata struct {

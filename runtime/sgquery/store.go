@@ -234,6 +234,18 @@ func (d *storeDef) pointRead(ctx context.Context, src Source, kb []byte, q query
 	return es, p, err
 }
 
+// standbyRead is pointRead on this instance's standby copy.
+func (d *storeDef) standbyRead(ctx context.Context, src StandbySource, p int32, kb []byte, q query) ([]entry, int64, error) {
+	q.key = kb
+	var out []entry
+	lag, err := src.ReadStandby(ctx, d.name, p, func(s sgstate.Store) error {
+		var err error
+		out, err = d.readStore(s, q)
+		return err
+	})
+	return out, lag, err
+}
+
 func keyMetadata(ctx context.Context, src Source, store string, kb []byte) (KeyMetadata, error) {
 	p, _, err := partitionOf(src, store, kb)
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"strconv"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
+	"github.com/streamgen/streamgen/runtime/internal/httpsec"
 	"github.com/streamgen/streamgen/runtime/sgapp"
+	"github.com/streamgen/streamgen/runtime/sgkafka"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -60,10 +62,15 @@ func (p *policyFlags) resolve() (errorPolicies, error) {
 	return out, nil
 }
 
-// queryFlags are the run command's interactive-query flags.
+// queryFlags are the run command's interactive-query flags, with the
+// security of both HTTP endpoints (queries and metrics).
 type queryFlags struct {
 	addr, advertise string
 	redirect        bool
+	// TLS of the endpoints: server certificate and key, the CA of client
+	// certificates to require, the CA to trust when forwarding.
+	tlsCert, tlsKey, tlsClientCA, tlsCA string
+	tokenFile                           string
 }
 
 // addQueryFlags registers the interactive-query flags on fs.
@@ -73,5 +80,34 @@ func addQueryFlags(fs *flag.FlagSet) *queryFlags {
 	fs.StringVar(&q.advertise, "advertise-addr", env("ADVERTISE_ADDR", ""), "host:port other instances reach this instance's query endpoint at (env STREAMGEN_ADVERTISE_ADDR; default: --query-addr, with this host's name for an unspecified host)")
 	redirect, _ := strconv.ParseBool(env("QUERY_REDIRECT", "false"))
 	fs.BoolVar(&q.redirect, "query-redirect", redirect, "answer a key owned by another instance with a 307 redirect instead of forwarding the request (env STREAMGEN_QUERY_REDIRECT)")
+	fs.StringVar(&q.tlsCert, "http-tls-cert", env("HTTP_TLS_CERT", ""), "PEM server certificate of the query and metrics endpoints; enables https (env STREAMGEN_HTTP_TLS_CERT)")
+	fs.StringVar(&q.tlsKey, "http-tls-key", env("HTTP_TLS_KEY", ""), "PEM key of --http-tls-cert (env STREAMGEN_HTTP_TLS_KEY)")
+	fs.StringVar(&q.tlsClientCA, "http-tls-client-ca", env("HTTP_TLS_CLIENT_CA", ""), "require client certificates signed by these PEM CAs; forwarded queries present --http-tls-cert (env STREAMGEN_HTTP_TLS_CLIENT_CA)")
+	fs.StringVar(&q.tlsCA, "http-tls-ca", env("HTTP_TLS_CA", ""), "PEM CAs to trust when forwarding queries to other instances (env STREAMGEN_HTTP_TLS_CA; default: the system's)")
+	fs.StringVar(&q.tokenFile, "http-token-file", env("HTTP_TOKEN_FILE", ""), "file holding the bearer token every query and metrics request must carry, and forwarded queries send (env STREAMGEN_HTTP_TOKEN_FILE)")
 	return q
+}
+
+// security loads the endpoints' TLS and token. Errors name the flags,
+// never a secret.
+func (q *queryFlags) security() (sgkafka.HTTPSecurity, error) {
+	var sec sgkafka.HTTPSecurity
+	var err error
+	if sec.TLS, err = httpsec.ServerTLS(q.tlsCert, q.tlsKey, q.tlsClientCA); err != nil {
+		return sec, fmt.Errorf("%w: --http-tls-cert/--http-tls-key/--http-tls-client-ca: %w", sgkafka.ErrConfig, err)
+	}
+	if sec.TLS == nil && q.tlsCA != "" {
+		return sec, fmt.Errorf("%w: --http-tls-ca needs --http-tls-cert and --http-tls-key: instances forward over https only when they serve it", sgkafka.ErrConfig)
+	}
+	if sec.TLS != nil {
+		if sec.ForwardTLS, err = httpsec.ClientTLS(q.tlsCA, q.tlsCert, q.tlsKey, q.tlsClientCA != ""); err != nil {
+			return sec, fmt.Errorf("%w: --http-tls-ca: %w", sgkafka.ErrConfig, err)
+		}
+	}
+	if q.tokenFile != "" {
+		if sec.Token, err = httpsec.ReadToken(q.tokenFile); err != nil {
+			return sec, fmt.Errorf("%w: --http-token-file: %w", sgkafka.ErrConfig, err)
+		}
+	}
+	return sec, nil
 }

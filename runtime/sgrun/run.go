@@ -36,6 +36,7 @@ type runFlags struct {
 	commitInterval                 time.Duration
 	cacheBytes                     int64
 	workers                        int
+	standbyReplicas                int
 	groupInstanceID                string
 	sessionTimeout                 time.Duration
 	logLevel, logFormat            string
@@ -129,6 +130,11 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 		return nil, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
 	}
 	fs.IntVar(&f.workers, "workers", workers, "stream threads (env STREAMGEN_WORKERS)")
+	standbys, err := strconv.Atoi(env("STANDBY_REPLICAS", strconv.Itoa(app.StandbyReplicas)))
+	if err != nil {
+		return nil, fmt.Errorf("streamgen: run: STREAMGEN_STANDBY_REPLICAS: %v", err)
+	}
+	fs.IntVar(&f.standbyReplicas, "standby-replicas", standbys, "standby replicas of each task on other instances, kept up to date from the changelogs (env STREAMGEN_STANDBY_REPLICAS; default from the spec, else 0)")
 	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
 	st := 45 * time.Second
 	if v := env("SESSION_TIMEOUT", ""); v != "" {
@@ -201,7 +207,11 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	if err := f.bindRegistry(ctx, app, f.embedded, false, slogger); err != nil {
 		return err
 	}
-	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, slogger)
+	httpSec, err := f.query.security()
+	if err != nil {
+		return err
+	}
+	qs, err := sgkafka.ListenQueries(f.query.addr, f.query.advertise, f.query.redirect, httpSec, slogger)
 	if err != nil {
 		return err
 	}
@@ -209,7 +219,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg := sgkafka.Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
-		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout,
+		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas,
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: f.errorPolicies.deser, Processing: f.errorPolicies.proc,
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
@@ -218,13 +228,13 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg.QueryAddr = qs.Addr()
 	if f.metricsAddr != "" {
 		reg := sgkafka.NewMetricsRegistry()
-		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg)
+		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg, httpSec)
 		if err != nil {
 			return fmt.Errorf("%w: --metrics-addr: %w", sgkafka.ErrConfig, err)
 		}
 		defer stop()
 		cfg.Metrics = reg
-		slogger.Info("serving metrics", "url", "http://"+addr+"/metrics")
+		slogger.Info("serving metrics", "url", httpSec.Scheme()+"://"+addr+"/metrics", "token", httpSec.Token != "")
 	}
 	e, err := sgkafka.New(tp, cfg)
 	if err != nil {
@@ -234,7 +244,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	ec := e.Config()
 	slogger.Info("starting", "application_id", ec.ApplicationID, "brokers", strings.Join(brokers, ","),
 		"guarantee", ec.Guarantee.String(), "commit_interval", ec.CommitInterval.String(), "state_dir", ec.StateDir,
-		"workers", ec.Workers, "cache_bytes", ec.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
+		"workers", ec.Workers, "standby_replicas", ec.StandbyReplicas, "cache_bytes", ec.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
 	if f.input != "" {
 		n, err := produceInput(ctx, brokers, sec, app, f.input)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"sort"
 	"time"
@@ -93,6 +94,10 @@ type task struct {
 	cache *recordCache
 	// fwd are the forward counters of this task's nodes (metrics.go).
 	fwd []nodeCounter
+	// procMeta is the processor metadata committed with the offsets
+	// (engine.Progress.Processor): resumed from TaskConfig.Resume, updated
+	// by emit-on-close aggregations as they emit.
+	procMeta map[string]int64
 }
 
 type punctuation struct {
@@ -129,7 +134,47 @@ func (tp *topology) newTask(id engine.TaskID, cfg engine.TaskConfig) (*task, err
 		return nil, joinErrors(b.errs)
 	}
 	t.b = b
+	t.resume(cfg.Resume)
 	return t, nil
+}
+
+// resume takes over the progress the task's last owner committed: its
+// partition times (and so its stream time, their maximum, as Kafka
+// Streams' PartitionGroup sets it) and its processor metadata.
+func (t *task) resume(p engine.Progress) {
+	for topic, pt := range p.PartitionTimes {
+		src := t.b.sources[topic]
+		if src == nil || pt < 0 {
+			continue
+		}
+		src.partitionTime, src.hasPartitionTime = pt, true
+		t.streamTime = max(t.streamTime, pt)
+	}
+	if len(p.Processor) > 0 {
+		t.procMeta = maps.Clone(p.Processor)
+	}
+}
+
+// Progress implements engine.Task.
+func (t *task) Progress() engine.Progress {
+	p := engine.Progress{Processor: maps.Clone(t.procMeta)}
+	for _, topic := range t.topo.subs[t.id.Sub].Topics {
+		if src := t.b.sources[topic]; src != nil && src.hasPartitionTime {
+			if p.PartitionTimes == nil {
+				p.PartitionTimes = map[string]int64{}
+			}
+			p.PartitionTimes[topic] = src.partitionTime
+		}
+	}
+	return p
+}
+
+// setProcessorMetadata records a processor metadata value to commit.
+func (t *task) setProcessorMetadata(key string, v int64) {
+	if t.procMeta == nil {
+		t.procMeta = map[string]int64{}
+	}
+	t.procMeta[key] = v
 }
 
 // Init opens the task's stores and initialises its stateful nodes.

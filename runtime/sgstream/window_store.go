@@ -288,6 +288,9 @@ const emitMetaKey = "sgstream.emit.last_close_time"
 // aggregations (Kafka's lastEmitWindowCloseTime and TimeTracker).
 type emitState struct {
 	t *task
+	// store names the aggregation's store, the key of its last emission
+	// in the task's processor metadata (committed with the offsets).
+	store string
 	// meta is where the last emission is committed (every built-in store
 	// is a sgstate.MetadataStore); nil for a custom store without it,
 	// which keeps that time in memory only, so a restarted task may emit
@@ -301,7 +304,7 @@ type emitState struct {
 }
 
 func newEmitState(t *task, store sgstate.Store) (*emitState, error) {
-	e := &emitState{t: t, last: -1, interval: emitInterval(t.cfg.WindowEmitInterval, engine.DefaultWindowEmitInterval)}
+	e := &emitState{t: t, store: store.Name(), last: -1, interval: emitInterval(t.cfg.WindowEmitInterval, engine.DefaultWindowEmitInterval)}
 	if m, ok := store.(sgstate.MetadataStore); ok {
 		e.meta = m
 		b, found, err := m.Metadata(emitMetaKey)
@@ -311,8 +314,15 @@ func newEmitState(t *task, store sgstate.Store) (*emitState, error) {
 		if found && len(b) == 8 {
 			e.last = int64(binary.BigEndian.Uint64(b))
 		}
-	} else {
-		t.Logger().Warn("store keeps no metadata; windows closed before a restart may be emitted again", "store", store.Name())
+	} else if _, ok := t.procMeta[e.store]; !ok {
+		t.Logger().Warn("store keeps no metadata and no commit carried any; windows closed before a restart may be emitted again", "store", store.Name())
+	}
+	// The local store and the offset commit may each be ahead: the store
+	// when the commit is older than its state, the commit when the task
+	// moved here without its state. The later emission wins, as Kafka
+	// Streams merges processor metadata by maximum.
+	if v, ok := t.procMeta[e.store]; ok && v > e.last {
+		e.last = v
 	}
 	return e, nil
 }
@@ -331,6 +341,7 @@ func (e *emitState) due(closeTime int64) bool {
 // emitted records an emission at closeTime.
 func (e *emitState) emitted(closeTime int64) error {
 	e.last = closeTime
+	e.t.setProcessorMetadata(e.store, closeTime)
 	if e.meta == nil {
 		return nil
 	}

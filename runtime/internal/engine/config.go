@@ -65,6 +65,27 @@ type TaskConfig struct {
 	// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__): zero
 	// means DefaultOuterJoinEmitInterval (1000 ms), NoEmitThrottle means 0.
 	OuterJoinEmitInterval time.Duration
+	// Resume is the progress the task's last owner committed with its
+	// offsets (the engine reads it from the group's committed offset
+	// metadata); the zero value starts from nothing known.
+	Resume Progress
+}
+
+// Progress is a task's processing progress beyond its offsets: what Kafka
+// Streams commits in the metadata of each source partition's offset
+// (TopicPartitionMetadata), so that a task resumed on any instance, with
+// or without its local state, continues with it: stream time is known
+// before the first record, and an emit-on-close aggregation does not emit
+// again the windows it emitted before the move.
+type Progress struct {
+	// PartitionTimes are the task's partition times by source topic (the
+	// largest timestamp read from the topic's partition); a topic the task
+	// has read nothing from is absent.
+	PartitionTimes map[string]int64
+	// Processor is the processor metadata: an emit-on-close windowed
+	// aggregation's last emitted window close time, keyed by its store
+	// name, as Kafka Streams keys it.
+	Processor map[string]int64
 }
 
 // NoEmitThrottle, as TaskConfig.WindowEmitInterval or

@@ -119,6 +119,10 @@ type Task interface {
 	// processes the task.
 	ForwardingNodes() []*NodeInfo
 	ForwardCounts(dst []int64) []int64
+	// Progress is the task's progress to commit with its offsets: the
+	// partition times of what it has processed and its processor metadata,
+	// including TaskConfig.Resume's where the task has not moved past it.
+	Progress() Progress
 }
 
 // Driver is the in-process engine under runtime/sgtest's Driver: every

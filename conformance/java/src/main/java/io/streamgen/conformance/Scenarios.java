@@ -122,11 +122,13 @@ final class Scenarios {
 
         streamTable("st-inner", false);
         streamTable("st-left", true);
-        tableTable("tt-inner", "inner");
-        tableTable("tt-left", "left");
-        tableTable("tt-outer", "outer");
-        foreignKey("fk-inner", false);
-        foreignKey("fk-left", true);
+        tableTable("tt-inner", "inner", null);
+        tableTable("tt-left", "left", null);
+        tableTable("tt-outer", "outer", null);
+        tableTable("tt-outer-materialized", "outer", "tt-store");
+        foreignKey("fk-inner", false, null);
+        foreignKey("fk-left", true, null);
+        foreignKey("fk-left-materialized", true, "fk-store");
 
         ALL.put("table-groupby-aggregate", b -> b
                 .table("accounts", Consumed.with(S, J), mat("accounts-store", J))
@@ -248,27 +250,46 @@ final class Scenarios {
         });
     }
 
-    private static void tableTable(String name, String kind) {
+    // store, when set, materializes the join's result (Materialized.as).
+    private static void tableTable(String name, String kind, String store) {
         ALL.put(name, b -> {
             KTable<String, JsonNode> left = b.table("left", Consumed.with(S, J), mat("left-store", J));
             KTable<String, JsonNode> right = b.table("right", Consumed.with(S, J), mat("right-store", J));
-            KTable<String, String> out = switch (kind) {
-                case "inner" -> left.join(right, Scenarios::tableJoin, Named.as("tt"));
-                case "left" -> left.leftJoin(right, Scenarios::tableJoin, Named.as("tt"));
-                default -> left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"));
-            };
+            KTable<String, String> out;
+            if (store == null) {
+                out = switch (kind) {
+                    case "inner" -> left.join(right, Scenarios::tableJoin, Named.as("tt"));
+                    case "left" -> left.leftJoin(right, Scenarios::tableJoin, Named.as("tt"));
+                    default -> left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"));
+                };
+            } else {
+                out = switch (kind) {
+                    case "inner" -> left.join(right, Scenarios::tableJoin, Named.as("tt"), mat(store, S));
+                    case "left" -> left.leftJoin(right, Scenarios::tableJoin, Named.as("tt"), mat(store, S));
+                    default -> left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"), mat(store, S));
+                };
+            }
             out.toStream().to("out", Produced.with(S, S));
         });
     }
 
-    private static void foreignKey(String name, boolean leftJoin) {
+    // store, when set, materializes the join's result (Materialized.as).
+    private static void foreignKey(String name, boolean leftJoin, String store) {
         ALL.put(name, b -> {
             KTable<String, JsonNode> orders = b.table("orders", Consumed.with(S, J), mat("orders-store", J));
             KTable<String, JsonNode> products = b.table("products", Consumed.with(S, J), mat("products-store", J));
             Function<JsonNode, String> product = Scenarios::orderProduct;
-            KTable<String, String> out = leftJoin
-                    ? orders.leftJoin(products, product, Scenarios::orderWithProduct, TableJoined.as("fk"))
-                    : orders.join(products, product, Scenarios::orderWithProduct, TableJoined.as("fk"));
+            TableJoined<String, String> named = TableJoined.as("fk");
+            KTable<String, String> out;
+            if (store == null) {
+                out = leftJoin
+                        ? orders.leftJoin(products, product, Scenarios::orderWithProduct, named)
+                        : orders.join(products, product, Scenarios::orderWithProduct, named);
+            } else {
+                out = leftJoin
+                        ? orders.leftJoin(products, product, Scenarios::orderWithProduct, named, mat(store, S))
+                        : orders.join(products, product, Scenarios::orderWithProduct, named, mat(store, S));
+            }
             out.toStream().to("out", Produced.with(S, S));
         });
     }

@@ -1,0 +1,146 @@
+package sgkafka
+
+import (
+	"context"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/streamgen/streamgen/runtime/sgpartition"
+	"github.com/streamgen/streamgen/runtime/sgstream"
+)
+
+// The expected strings are Kafka Streams' TopicPartitionMetadata layout
+// computed by hand from its definition (magic, partition time, entry
+// count, then length-prefixed keys with their values), not by our encoder.
+func TestProgressMetadataLayout(t *testing.T) {
+	got := encodeProgress(1700000000000, map[string]int64{"counts": 42, "a": 7})
+	if want := "AgAAAYvP5WgAAAAAAgAAAAFhAAAAAAAAAAcAAAAGY291bnRzAAAAAAAAACo="; got != want {
+		t.Errorf("encode = %s, want %s", got, want)
+	}
+	if got, want := encodeProgress(unknownPartitionTime, nil), "Av//////////"; got != want {
+		t.Errorf("encode unknown = %s, want %s", got, want)
+	}
+	pt, proc, ok := decodeProgress("AgAAAYvP5WgAAAAAAgAAAAFhAAAAAAAAAAcAAAAGY291bnRzAAAAAAAAACo=")
+	if !ok || pt != 1700000000000 || !maps.Equal(proc, map[string]int64{"counts": 42, "a": 7}) {
+		t.Errorf("decode = %d %v %v", pt, proc, ok)
+	}
+	// Version 1 carries the partition time only.
+	if pt, proc, ok := decodeProgress("AQAAAAAAAAAF"); !ok || pt != 5 || proc != nil {
+		t.Errorf("decode v1 = %d %v %v", pt, proc, ok)
+	}
+	for _, s := range []string{"", "member-1", "AwAAAAAAAAAF", "AgAA", "AgAAAAAAAAAFAAAAAQAAAP8="} {
+		pt, proc, ok := decodeProgress(s)
+		if s == "AgAAAAAAAAAFAAAAAQAAAP8=" {
+			// A truncated entry keeps the partition time, drops the entries.
+			if !ok || pt != 5 || proc != nil {
+				t.Errorf("decode %q = %d %v %v, want 5 without entries", s, pt, proc, ok)
+			}
+			continue
+		}
+		if ok || pt != unknownPartitionTime {
+			t.Errorf("decode %q = %d %v %v, want no progress", s, pt, proc, ok)
+		}
+	}
+}
+
+func FuzzDecodeProgress(f *testing.F) {
+	f.Add(encodeProgress(12, map[string]int64{"s": 3}))
+	f.Add("AgAAAAAAAAAFAAAAAQAAAP8=")
+	f.Fuzz(func(t *testing.T, s string) {
+		pt, proc, ok := decodeProgress(s)
+		if !ok {
+			return
+		}
+		if again := encodeProgress(pt, proc); again != s {
+			if _, p2, _ := decodeProgress(again); !maps.Equal(p2, proc) {
+				t.Fatalf("re-encoding %q changed its entries: %v vs %v", s, proc, p2)
+			}
+		}
+	})
+}
+
+// After a task moves to an instance without its local state, an
+// emit-on-close aggregation resumes from the progress committed with the
+// offsets: it emits no window twice, and the committed metadata holds
+// each partition's time in Kafka Streams' layout.
+func TestEmitOnCloseResumesProgressAfterMove(t *testing.T) {
+	forBackends(t, func(t *testing.T, ev testEnv) {
+		createTopic(t, ev.brokers, ev.in, 2)
+		createTopic(t, ev.brokers, ev.out, 2)
+		// Emit on close; the store keeps an hour, so windows closed long
+		// ago are still there to be emitted again by mistake.
+		tp := ev.topology(t, windowedBuildWith(sgstream.TimeWindows{Size: 10 * time.Millisecond, Retention: time.Hour}, sgstream.EmitOnClose))
+		recs := inputRecords(ev.in, 400, 5)
+		cfg := func() Config {
+			return Config{Brokers: ev.brokers, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2, CommitInterval: 50 * time.Millisecond}
+		}
+		a := startEngine(t, tp, cfg())
+		produce(t, ev.brokers, 2, recs[:150])
+		waitFor(t, 60*time.Second, "a processed the first part", func() bool { return a.e.Processed() >= 150 })
+		// Emission is throttled to once a wall-clock second (Kafka's
+		// default): the next record after it has passed emits what closed.
+		time.Sleep(1100 * time.Millisecond)
+		produce(t, ev.brokers, 2, recs[150:200])
+		waitFor(t, 60*time.Second, "a emitted closed windows", func() bool { return len(readCommitted(t, ev.brokers, ev.out)) > 0 })
+		if err := a.stop(t); err != nil {
+			t.Fatal(err)
+		}
+		checkCommittedPartitionTimes(t, ev, recs[:200])
+		byA := len(readCommitted(t, ev.brokers, ev.out))
+
+		b := startEngine(t, tp, cfg())
+		produce(t, ev.brokers, 2, recs[200:])
+		waitFor(t, 60*time.Second, "b processed the rest", func() bool { return b.e.Processed() >= 200 })
+		time.Sleep(1100 * time.Millisecond)
+		produce(t, ev.brokers, 2, inputRecords(ev.in, 1, 1)[:1]) // a late record moves b's emission on
+		waitFor(t, 60*time.Second, "b emitted", func() bool { return len(readCommitted(t, ev.brokers, ev.out)) > byA })
+		if err := b.stop(t); err != nil {
+			t.Fatal(err)
+		}
+		if b.e.TotalRestored() == 0 {
+			t.Fatal("b resumed the tasks without restoring their state: the test needs a move without local state")
+		}
+		seen := map[string]bool{}
+		for _, r := range readCommitted(t, ev.brokers, ev.out) {
+			k, _ := decodeWindowedCount(r.Key, r.Value)
+			if seen[k] {
+				t.Errorf("window %s emitted twice", k)
+			}
+			seen[k] = true
+		}
+	})
+}
+
+// checkCommittedPartitionTimes reads the group's committed offsets and
+// checks that each input partition's metadata decodes to the largest
+// timestamp produced to it.
+func checkCommittedPartitionTimes(t *testing.T, ev testEnv, recs []sgstream.RawRecord) {
+	t.Helper()
+	want := map[int32]int64{}
+	for _, r := range recs {
+		p := sgpartition.Partition(r.Key, 2)
+		want[p] = max(want[p], r.Timestamp)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resps, err := kadm.NewClient(newClient(t, ev.brokers)).FetchOffsetsForTopics(ctx, ev.appID, ev.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, ts := range want {
+		r, ok := resps.Lookup(ev.in, p)
+		if !ok {
+			t.Fatalf("no committed offset for %s-%d", ev.in, p)
+		}
+		pt, proc, ok := decodeProgress(r.Metadata)
+		if !ok || pt != ts {
+			t.Errorf("%s-%d: committed metadata %q decodes to partition time %d (ok %v), want %d", ev.in, p, r.Metadata, pt, ok, ts)
+		}
+		if _, has := proc["wcounts"]; !has {
+			t.Errorf("%s-%d: committed metadata has no last emission for store wcounts: %v", ev.in, p, proc)
+		}
+	}
+}

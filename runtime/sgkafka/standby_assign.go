@@ -1,0 +1,184 @@
+package sgkafka
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/streamgen/streamgen/runtime/internal/engine"
+)
+
+// balMember is a group member as the assignor sees it.
+type balMember struct {
+	m     *kmsg.JoinGroupResponseMember
+	owned map[string]map[int32]bool
+	gen   int32
+	user  memberUserData
+	tasks []balTask
+	// standbys are the standby tasks placed on the member.
+	standbys []balTask
+	// held is user.Standby and user.State as a set (hasState).
+	held map[string]bool
+}
+
+func (t balTask) id() string { return engine.TaskID{Sub: t.sub, Partition: t.part}.String() }
+
+// hasState reports whether the member holds a copy of t's state: as a
+// standby now, or left in its instance's state directory.
+func (m *balMember) hasState(t balTask) bool {
+	if m.held == nil {
+		m.held = map[string]bool{}
+		for _, id := range m.user.Standby {
+			m.held[id] = true
+		}
+		for _, id := range m.user.State {
+			m.held[id] = true
+		}
+	}
+	return m.held[t.id()]
+}
+
+// instance is the member's process, its member id for members that do
+// not say (they hold no standbys).
+func (m *balMember) instance() string {
+	if m.user.Instance != "" {
+		return m.user.Instance
+	}
+	return m.m.MemberID
+}
+
+// stateHolder is a member with room holding a copy of t's state, a
+// standby before a leftover state directory.
+func stateHolder(members []*balMember, t balTask, sp *spread) *balMember {
+	var left *balMember
+	for _, m := range members {
+		if !sp.fits(m) {
+			continue
+		}
+		if slices.Contains(m.user.Standby, t.id()) {
+			return m
+		}
+		if left == nil && slices.Contains(m.user.State, t.id()) {
+			left = m
+		}
+	}
+	return left
+}
+
+func leastLoaded(members []*balMember) *balMember {
+	var least *balMember
+	for _, m := range members {
+		if least == nil || len(m.tasks) < len(least.tasks) {
+			least = m
+		}
+	}
+	return least
+}
+
+// placeStandbys gives each active task up to replicas standbys, each on
+// an instance that runs neither the task nor another of its standbys
+// (Kafka Streams' rule): first a member that holds a copy of its state,
+// then the member with the fewest standbys. It returns member id → the
+// standby task ids.
+func placeStandbys(members []*balMember, replicas int) map[string][]string {
+	for _, owner := range members {
+		for _, t := range owner.tasks {
+			used := map[string]bool{owner.instance(): true}
+			for range replicas {
+				m := pickStandby(members, t, used)
+				if m == nil {
+					break
+				}
+				m.standbys = append(m.standbys, t)
+				used[m.instance()] = true
+			}
+		}
+	}
+	out := map[string][]string{}
+	for _, m := range members {
+		for _, t := range m.standbys {
+			out[m.m.MemberID] = append(out[m.m.MemberID], t.id())
+		}
+	}
+	return out
+}
+
+func pickStandby(members []*balMember, t balTask, used map[string]bool) *balMember {
+	var best *balMember
+	for _, m := range members {
+		if used[m.instance()] {
+			continue
+		}
+		switch {
+		case best == nil:
+			best = m
+		case m.hasState(t) != best.hasState(t):
+			if m.hasState(t) {
+				best = m
+			}
+		case len(m.standbys) < len(best.standbys):
+			best = m
+		}
+	}
+	return best
+}
+
+// standbyPlan is the active plan with each member's standby tasks in the
+// user data of its assignment.
+type standbyPlan struct {
+	plan     *kgo.BalancePlan
+	standbys map[string][]string
+}
+
+// assignmentUserData is the user data of a member's assignment.
+type assignmentUserData struct {
+	Standby []string `json:"standby,omitempty"`
+}
+
+func (p *standbyPlan) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssignment {
+	out := p.plan.IntoSyncAssignment()
+	for i := range out {
+		ids := p.standbys[out[i].MemberID]
+		if len(ids) == 0 {
+			continue
+		}
+		var a kmsg.ConsumerMemberAssignment
+		if a.ReadFrom(out[i].MemberAssignment) != nil {
+			continue
+		}
+		a.UserData, _ = json.Marshal(assignmentUserData{Standby: ids})
+		out[i].MemberAssignment = a.AppendTo(nil)
+	}
+	return out
+}
+
+// decodeAssignmentUserData reads the standby tasks of an assignment;
+// user data it cannot read means none.
+func decodeAssignmentUserData(b []byte) []engine.TaskID {
+	var u assignmentUserData
+	if len(b) == 0 || json.Unmarshal(b, &u) != nil {
+		return nil
+	}
+	var ids []engine.TaskID
+	for _, s := range u.Standby {
+		if id, ok := parseTaskID(s); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// parseTaskID reads a task id as TaskID.String writes it ("1_3").
+func parseTaskID(s string) (engine.TaskID, bool) {
+	a, b, ok := strings.Cut(s, "_")
+	sub, err1 := strconv.Atoi(a)
+	p, err2 := strconv.ParseInt(b, 10, 32)
+	if !ok || err1 != nil || err2 != nil || sub < 0 || p < 0 {
+		return engine.TaskID{}, false
+	}
+	return engine.TaskID{Sub: sub, Partition: int32(p)}, true
+}
