@@ -187,11 +187,16 @@ func (s *RegistrySerde[T]) Decode(data []byte) (T, error) {
 	if err != nil {
 		return zero, &DecodeError{Offset: 0, Msg: "schema registry wire format: " + err.Error()}
 	}
-	read, err := s.reader(b, id, index)
-	if err != nil {
-		return zero, &DecodeError{Offset: 1, Msg: "schema id " + strconv.Itoa(id) + ": " + err.Error()}
+	var v T
+	if id == b.id && slices.Equal(index, s.codec.MessageIndex()) {
+		v, err = s.codec.Decode(rest) // the own schema: no lookup, no method value to allocate
+	} else {
+		read, rerr := s.reader(b, id, index)
+		if rerr != nil {
+			return zero, &DecodeError{Offset: 1, Msg: "schema id " + strconv.Itoa(id) + ": " + rerr.Error()}
+		}
+		v, err = read(rest)
 	}
-	v, err := read(rest)
 	if err != nil {
 		return zero, shiftDecodeError(err, len(data)-len(rest))
 	}
@@ -208,14 +213,10 @@ type readerKey struct {
 	index string
 }
 
-// reader returns the decoder of writer schema id (message index), the
-// codec's own for its own schema, else fetched and resolved the first
-// time and cached. Failures are not cached: a registry that was
+// reader returns the decoder of another writer schema id (message
+// index), fetched and resolved the first time and cached. Failures are not cached: a registry that was
 // unreachable may answer the next record.
 func (s *RegistrySerde[T]) reader(b *registryBinding[T], id int, index []int) (func([]byte) (T, error), error) {
-	if id == b.id && slices.Equal(index, s.codec.MessageIndex()) {
-		return s.codec.Decode, nil
-	}
 	key := readerKey{id: id}
 	if len(index) > 0 && !(len(index) == 1 && index[0] == 0) {
 		key.index = fmt.Sprint(index)

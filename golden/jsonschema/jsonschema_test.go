@@ -259,3 +259,36 @@ func TestEmbeddedAndReplayUseTheInMemoryRegistry(t *testing.T) {
 		t.Errorf("replay printed:\n%s", out.String())
 	}
 }
+
+// BenchmarkFraming compares a jsonschema side's encoder and decoder (the
+// registry serde on the in-memory registry) with the json format's on the
+// same record: the difference is the cost of the Confluent framing.
+func BenchmarkFraming(b *testing.B) {
+	d, err := NewTestDriver()
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.Close()
+	v := streamgenSampleEverything(0)
+	plain := serdes.JSON[Everything](serdes.JSONOptions{})
+	for _, c := range []struct {
+		name  string
+		serde serdes.Serde[*Everything]
+	}{{"json", plain}, {"jsonschema", sgRegistryInValue}} {
+		buf, _ := c.serde.Append(nil, &v)
+		b.Run(c.name+"/encode", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				buf, _ = c.serde.Append(buf[:0], &v)
+			}
+		})
+		b.Run(c.name+"/decode", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.serde.Decode(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
