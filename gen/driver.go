@@ -187,7 +187,7 @@ func (g *driverGen) emitType() {
 	f.Comment("NewTestDriver builds the topology and a driver for it, with the spec's error policies")
 	f.Comment(fmt.Sprintf("(deserialization %s, processing %s, invalid timestamps %s) unless opts override them.",
 		orDefault(string(app.OnDeserializationError), "fail"), orDefault(string(app.OnProcessingError), "fail"), orDefault(string(app.InvalidTimestamp), "fail")))
-	f.Func().Id("NewTestDriver").Params(jen.Id("opts").Op("...").Qual(pathSgtest, "Opt")).Params(jen.Op("*").Id("TestDriver"), jen.Error()).Block(
+	body := []jen.Code{
 		jen.Id("opts").Op("=").Append(jen.Index().Qual(pathSgtest, "Opt").Values(
 			jen.Qual(pathSgtest, "ErrorPolicies").Call(policyLit(app.OnDeserializationError), policyLit(app.OnProcessingError), jen.Lit(app.DeadLetterTopic)),
 			jen.Qual(pathSgtest, "InvalidTimestamps").Call(timestampPolicyLit(app.InvalidTimestamp)),
@@ -195,7 +195,14 @@ func (g *driverGen) emitType() {
 		jen.List(jen.Id("d"), jen.Err()).Op(":=").Qual(pathSgtest, "Build").Call(jen.Id("AppID"), jen.Id("BuildTopology"), jen.Id("opts").Op("...")),
 		ifErrReturn(),
 		jen.Return(jen.Op("&").Id("TestDriver").Values(jen.Id("d")), jen.Nil()),
-	)
+	}
+	if hasRegistry(g.c.prog) {
+		// Registry formats run on the in-memory registry (sgtest.BindRegistry).
+		body = append([]jen.Code{
+			jen.If(jen.Err().Op(":=").Qual(pathSgtest, "BindRegistry").Call(jen.Id("registrySerdes").Call().Op("...")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		}, body...)
+	}
+	f.Func().Id("NewTestDriver").Params(jen.Id("opts").Op("...").Qual(pathSgtest, "Opt")).Params(jen.Op("*").Id("TestDriver"), jen.Error()).Block(body...)
 }
 
 func orDefault(s, def string) string {

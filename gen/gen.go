@@ -129,6 +129,9 @@ type genCtx struct {
 	// inlineExprs are the topology's inline expressions (`expr:`), for
 	// CheckUserFuncs to report their type errors at the spec position.
 	inlineExprs []*funcAssert
+	// registry are the registry serdes of topic sides by variable name
+	// (registry.go).
+	registry map[string]*registryUse
 	// model is the Go-level program the topology, driver and queries
 	// files are emitted from (set by buildModel).
 	model *model
@@ -142,6 +145,8 @@ var steps = []func(*genCtx) error{
 	generateRecords,     // records.go: streamgen_records.go
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
 	generateJSON,        // records_json.go: streamgen_json.go and its test
+	generateJSONSchema,  // records_jsonschema.go: streamgen_jsonschema.go
+	generateRegistry,    // registry.go: streamgen_registry.go
 	checkNodeNames,      // nodenames.go: the runtime's node names are unique
 	buildModel,          // model.go: the Go model of topics, stores and wiring
 	generateTopology,    // op_app.go: streamgen_topology.go

@@ -90,6 +90,9 @@ func emitApp(c *genCtx, f *jen.File) {
 	if len(m.stores) > 0 {
 		d.add("Stores", jen.Id("queryStores").Call()) // query.go
 	}
+	if hasRegistry(c.prog) {
+		d.add("Registry", jen.Id("registrySerdes").Call()) // registry.go
+	}
 	d.add("Guarantee", jen.Lit(guarantee))
 	if app.StandbyReplicas != 0 {
 		d.add("StandbyReplicas", jen.Lit(app.StandbyReplicas))

@@ -50,10 +50,10 @@ func jsonUse(prog *spec.Program) jsonTypes {
 		}
 	}
 	for _, t := range prog.Topics {
-		if t.KeyFormat == spec.FormatJSON {
+		if t.KeyFormat.IsJSON() {
 			walk(t.Key)
 		}
-		if t.ValueFormat == spec.FormatJSON {
+		if t.ValueFormat.IsJSON() {
 			walk(t.Value)
 		}
 	}
@@ -304,13 +304,13 @@ func (c *genCtx) topicSerde(t *spec.Topic, key bool, w *spec.Window) *jen.Statem
 	if key {
 		f, ty = t.KeyFormat, t.Key
 	}
+	if f == spec.FormatJSONSchema {
+		return c.registrySerde(t, key, c.jsonSchemaCodec(t, ty))
+	}
 	if f != spec.FormatJSON {
 		return c.topoSerde(ty, w)
 	}
-	opts := jen.Qual(pathSerdes, "JSONOptions").Values()
-	if t.JSONTimestamps == spec.JSONEpochMillis {
-		opts = jen.Qual(pathSerdes, "JSONOptions").Values(jen.Id("Timestamps").Op(":").Qual(pathSerdes, "JSONEpochMillis"))
-	}
+	opts := jsonOptions(t)
 	switch ty.Kind {
 	case spec.KindRecord:
 		return jen.Qual(pathSerdes, "JSON").Types(jen.Id(c.recordNames[ty.Record])).Call(opts)
@@ -326,6 +326,14 @@ func (c *genCtx) topicSerde(t *spec.Topic, key bool, w *spec.Window) *jen.Statem
 	}
 	fn := jsonPrim[ty.Kind]
 	return jen.Qual(pathSerdes, "JSONValue").Call(jen.Qual(pathSerdes, "AppendJSON"+fn), jen.Qual(pathSerdes, "ReadJSON"+fn))
+}
+
+// jsonOptions is the serdes.JSONOptions of topic t's JSON encoders.
+func jsonOptions(t *spec.Topic) *jen.Statement {
+	if t.JSONTimestamps == spec.JSONEpochMillis {
+		return jen.Qual(pathSerdes, "JSONOptions").Values(jen.Id("Timestamps").Op(":").Qual(pathSerdes, "JSONEpochMillis"))
+	}
+	return jen.Qual(pathSerdes, "JSONOptions").Values()
 }
 
 // storeSerdes are the serdes of a store's bytes. The store of a table

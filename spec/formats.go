@@ -27,12 +27,38 @@ const (
 	FormatJSONSchema Format = "jsonschema"
 )
 
+// IsRegistry reports whether f is a registry format: always the
+// Confluent wire format, its schema in a schema registry.
+func (f Format) IsRegistry() bool {
+	return f == FormatAvro || f == FormatProtobuf || f == FormatJSONSchema
+}
+
+// IsJSON reports whether f writes JSON text (json, and jsonschema inside
+// its framing), so json_timestamps applies.
+func (f Format) IsJSON() bool { return f == FormatJSON || f == FormatJSONSchema }
+
+// allFormats are the format names a spec may write.
+var allFormats = []string{
+	string(FormatMsgpack), string(FormatJSON), string(FormatAvro), string(FormatProtobuf), string(FormatJSONSchema),
+}
+
+// SubjectStrategy is how a topic's registry subjects are named
+// (subject_strategy).
+type SubjectStrategy string
+
+const (
+	// SubjectTopic is <topic>-key and <topic>-value (TopicNameStrategy,
+	// the default).
+	SubjectTopic SubjectStrategy = "topic"
+	// SubjectRecord is the record's schema_name (RecordNameStrategy).
+	SubjectRecord SubjectStrategy = "record"
+)
+
 // notYetFormats are formats the spec knows of but the generator does not
 // build yet: naming one is an error at the spec line.
 var notYetFormats = []string{
 	string(FormatAvro),
 	string(FormatProtobuf),
-	string(FormatJSONSchema),
 }
 
 // JSONTimestamps is how JSON encoders write timestamps on a topic.
@@ -73,6 +99,7 @@ func (p *parser) topicFormats(t *Topic, o *obj, ctx string) {
 			t.ValueFormat = f
 		}
 	}
+	p.topicSubjects(t, o, ctx)
 	t.JSONTimestamps = JSONRFC3339
 	if !o.has("json_timestamps") {
 		return
@@ -84,8 +111,8 @@ func (p *parser) topicFormats(t *Topic, o *obj, ctx string) {
 	t.JSONTimestamps = JSONTimestamps(ts)
 	kf, _ := o.str("key_format")
 	vf, _ := o.str("value_format")
-	if kf != string(FormatJSON) && vf != string(FormatJSON) {
-		p.errf(o.keyPos("json_timestamps"), "%s: json_timestamps is set but neither key_format nor value_format is json", ctx)
+	if !Format(kf).IsJSON() && !Format(vf).IsJSON() {
+		p.errf(o.keyPos("json_timestamps"), "%s: json_timestamps is set but neither key_format nor value_format is json or jsonschema", ctx)
 		p.hintf("add `value_format: json` (or key_format), or remove json_timestamps; see docs/formats.md")
 	}
 }
@@ -98,10 +125,10 @@ func (p *parser) topicFormat(o *obj, k, ctx string) (Format, bool) {
 	}
 	if contains(notYetFormats, s) {
 		p.errf(o.valPos(k), "%s: %s: format %q is not supported yet", ctx, k, s)
-		p.hintf("supported formats are msgpack (records) and json; Avro, Protobuf and the schema registry are planned, see docs/formats.md")
+		p.hintf("see docs/formats.md for the formats this version builds")
 		return "", false
 	}
-	f, ok := o.enum(k, string(FormatMsgpack), string(FormatJSON))
+	f, ok := o.enum(k, allFormats...)
 	return Format(f), ok
 }
 
@@ -112,12 +139,45 @@ func (p *parser) formatFits(f Format, ty *Type, o *obj, k, ctx string) bool {
 		p.errf(o.valPos(k), "%s: %s: msgpack is the format of records, and %q is not one", ctx, k, ty)
 		p.hintf("remove %s to use Kafka's own serializer for %s, or use json", k, ty)
 		return false
-	case f == FormatJSON && hasWindowed(ty):
-		p.errf(o.valPos(k), "%s: %s: json is not supported yet for windowed keys", ctx, k)
+	case (f == FormatJSON || f.IsRegistry()) && hasWindowed(ty):
+		p.errf(o.valPos(k), "%s: %s: %s is not supported yet for windowed keys", ctx, k, f)
 		p.hintf("windowed keys use Kafka Streams' binary layout; remove %s", k)
+		return false
+	case f == FormatJSONSchema && ty.Kind != KindRecord:
+		p.errf(o.valPos(k), "%s: %s: jsonschema carries records, and %q is not one", ctx, k, ty)
+		p.hintf("use json for a %s side, or make it a record", ty)
 		return false
 	}
 	return true
+}
+
+// topicSubjects reads subject_strategy: refused on a topic with no
+// registry side, and record naming needs a record on every registry side.
+func (p *parser) topicSubjects(t *Topic, o *obj, ctx string) {
+	t.SubjectStrategy = SubjectTopic
+	if !o.has("subject_strategy") {
+		return
+	}
+	s, ok := o.enum("subject_strategy", string(SubjectTopic), string(SubjectRecord))
+	if !ok {
+		return
+	}
+	t.SubjectStrategy, t.SubjectStrategyPos = SubjectStrategy(s), o.valPos("subject_strategy")
+	if !t.KeyFormat.IsRegistry() && !t.ValueFormat.IsRegistry() {
+		p.errf(o.keyPos("subject_strategy"), "%s: subject_strategy is set but neither side is in a registry format (avro, protobuf, jsonschema)", ctx)
+		p.hintf("remove subject_strategy, or set value_format to a registry format; see docs/formats.md")
+		return
+	}
+	for _, side := range []struct {
+		f  Format
+		ty *Type
+		k  string
+	}{{t.KeyFormat, t.Key, "key"}, {t.ValueFormat, t.Value, "value"}} {
+		if t.SubjectStrategy == SubjectRecord && side.f.IsRegistry() && side.ty != nil && side.ty.Kind != KindRecord {
+			p.errf(o.valPos("subject_strategy"), "%s: subject_strategy record names subjects after records, and the %s, %q, is not one", ctx, side.k, side.ty)
+			p.hintf("use subject_strategy: topic (<topic>-key, <topic>-value)")
+		}
+	}
 }
 
 // fieldJSONName reads a field's json_name, defaulting to the field name.

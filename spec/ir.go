@@ -264,6 +264,11 @@ type Topic struct {
 	// JSONTimestamps is how json encoders write timestamps on this topic
 	// (json_timestamps); decoders accept both forms.
 	JSONTimestamps JSONTimestamps
+	// SubjectStrategy names the registry subjects of the topic's sides in
+	// a registry format (subject_strategy; default SubjectTopic), set at
+	// SubjectStrategyPos.
+	SubjectStrategy    SubjectStrategy
+	SubjectStrategyPos Pos
 	// FormatPos is where the topic's formats are declared: value_format's
 	// position, else key_format's, else the topic's.
 	FormatPos Pos

@@ -681,7 +681,7 @@ func (p *parser) parseTopics(n *yaml.Node) {
 		t := &Topic{Pos: p.pos(e.key), Name: name, Kind: TopicStream}
 		p.topics[name] = t
 		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc",
-			"key_format", "value_format", "json_timestamps")
+			"key_format", "value_format", "json_timestamps", "subject_strategy")
 		if o == nil {
 			return
 		}

@@ -20,7 +20,8 @@ import (
 //
 //	0  stdlib-only leaves: serdes, sgpartition, internal/{topodesc,unionfind,version},
 //	   runtime/internal/httpsec (TLS and the bearer token of the HTTP endpoints)
-//	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue)
+//	1  sgreplay (the replay line format), sgstate (stores), sgimpl (generated-only glue),
+//	   sgregistry (the schema registry client)
 //	2  runtime/internal/engine (the contract between sgstream and the
 //	   engines: tasks, their configuration, the test driver's interface)
 //	3  sgstream (the typed DSL generated code calls; it implements the
@@ -40,6 +41,7 @@ var runtimeLayers = map[string]int{
 	module + "/runtime/sgreplay":         1,
 	module + "/runtime/sgstate":          1,
 	module + "/runtime/sgimpl":           1,
+	module + "/runtime/sgregistry":       1,
 	module + "/runtime/internal/engine":  2,
 	module + "/runtime/sgstream":         3,
 	module + "/runtime/sgquery":          4,

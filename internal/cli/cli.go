@@ -37,9 +37,12 @@ Usage:
   streamgen check [flags]          exit 1 with a unified diff when generated files are stale
   streamgen check -against <old>   exit 1 when the spec would break an application running <old>
                                    (a spec file, or a git revision holding the same path)
+  streamgen check -registry <url>  exit 1 when the schema registry's compatibility rules refuse a
+                                   record schema of the spec's avro, protobuf or jsonschema topics
   streamgen describe [flags]       print the topology (-format text|mermaid|dot)
   streamgen fmt [-w] [-d] file...  normalise spec files (stdout; -w in place; -d a diff)
   streamgen schema                 print the JSON Schema of the spec format
+  streamgen schema <format> [spec] print the avro, protobuf or jsonschema schemas of the spec's records
   streamgen help [command]         show help
 
 Common flags:
@@ -73,16 +76,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "fmt":
 		return runFmt(rest, stdout, stderr)
 	case "schema":
-		if len(rest) > 0 && rest[0] != "-h" && rest[0] != "--help" {
-			fmt.Fprintln(stderr, "streamgen schema takes no arguments")
-			return ExitUsage
-		}
-		if len(rest) > 0 {
-			fmt.Fprintln(stdout, "usage: streamgen schema\n\nPrints the JSON Schema of the spec format, for yaml-language-server and other editors.")
-			return ExitOK
-		}
-		stdout.Write(spec.SchemaJSON)
-		return ExitOK
+		return runSchema(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		// `help -h` (or `-h -h`) is the help itself, not a command to ask.
 		if len(rest) > 0 && rest[0] != "help" && !strings.HasPrefix(rest[0], "-") {
@@ -162,9 +156,10 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	fs := newFlagSet(name, help, stderr, stdout, &c)
 	fs.BoolVar(&c.tests, "tests", true, "also generate serde round-trip tests and benchmarks")
 	fs.BoolVar(&c.typecheck, "typecheck", true, "type-check the user functions and inline expressions the spec names before writing (results cached in the user cache dir)")
-	var against string
+	var against, registry string
 	if check {
 		fs.StringVar(&against, "against", "", "instead, compare the spec with an older one: a spec file, or a git revision (the spec's path at that revision); exit 1 on breaking changes")
+		fs.StringVar(&registry, "registry", "", "instead, ask this schema registry (Confluent API URL) whether the schemas of the avro, protobuf and jsonschema topics are compatible with the latest registered versions; exit 1 on a refusal")
 	}
 	prog, code := parseAndLoad(fs, args, &c, stderr)
 	if prog == nil {
@@ -172,6 +167,9 @@ func runGenerate(args []string, stdout, stderr io.Writer, check bool) int {
 	}
 	if against != "" {
 		return runEvolution(prog, c.spec, against, stdout, stderr)
+	}
+	if registry != "" {
+		return runRegistryCheck(prog, registry, stdout, stderr)
 	}
 	out := c.out
 	if out == "" {

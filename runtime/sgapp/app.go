@@ -17,6 +17,7 @@ import (
 	"github.com/streamgen/streamgen/runtime/sgquery"
 	"github.com/streamgen/streamgen/runtime/sgreplay"
 	"github.com/streamgen/streamgen/runtime/sgstream"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // App is what generated code knows about the application.
@@ -31,6 +32,10 @@ type App struct {
 	// Stores are the queryable stores (interactive queries: `run
 	// --query-addr`), generated for every table and aggregation.
 	Stores []sgquery.Store
+	// Registry are the serdes of the topic sides in a registry format
+	// (avro, protobuf, jsonschema): run, produce and consume bind them to
+	// the schema registry before records flow, replay to an in-memory one.
+	Registry []serdes.RegistryBinder
 	// Guarantee is "at_least_once" or "exactly_once_v2".
 	Guarantee string
 	// CommitInterval is the spec's commit interval, 0 for the default.

@@ -94,6 +94,11 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 	if err != nil {
 		return err
 	}
+	// Registry formats replay on the in-memory registry, as the test
+	// driver runs them: real framing, no server.
+	if err := sgtest.BindRegistry(app.Registry...); err != nil {
+		return err
+	}
 	if o.Partitions <= 0 {
 		o.Partitions = 1
 	}

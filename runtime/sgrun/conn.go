@@ -22,6 +22,7 @@ type connFlags struct {
 	tlsCA, tlsCert, tlsKey string
 	saslMech, saslUser     string
 	saslPass, saslPassFile string
+	registry               registryFlags
 }
 
 // conn gives toolMain the connection flags of a command's flags.
@@ -38,6 +39,7 @@ func addConnFlags(fs *flag.FlagSet, c *connFlags, cmd string) {
 	fs.StringVar(&c.saslUser, "sasl-user", env("SASL_USER", ""), "SASL user (env STREAMGEN_SASL_USER)")
 	fs.StringVar(&c.saslPass, "sasl-password", "", "SASL password; prefer STREAMGEN_SASL_PASSWORD or --sasl-password-file (visible in ps)")
 	fs.StringVar(&c.saslPassFile, "sasl-password-file", env("SASL_PASSWORD_FILE", ""), "file holding the SASL password (env STREAMGEN_SASL_PASSWORD_FILE)")
+	addRegistryFlags(fs, &c.registry)
 }
 
 // finish applies what flag parsing cannot: the password's environment

@@ -222,6 +222,9 @@ func consumeCommand(ctx context.Context, app *sgapp.App, f *consumeFlags, stdout
 	if err != nil {
 		return err
 	}
+	if err := f.bindRegistry(ctx, app, false, true, nil); err != nil {
+		return err
+	}
 	iso := kgo.ReadUncommitted()
 	if f.readCommitted {
 		iso = kgo.ReadCommitted()

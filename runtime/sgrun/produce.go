@@ -118,6 +118,9 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 	if err != nil {
 		return err
 	}
+	if err := f.bindRegistry(ctx, app, false, false, nil); err != nil {
+		return err
+	}
 	in, name := stdin, "stdin"
 	if f.file != "" && f.file != "-" {
 		fh, err := os.Open(f.file)

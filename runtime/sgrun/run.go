@@ -206,6 +206,9 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		defer stop()
 		brokers, sec = addrs, nil
 	}
+	if err := f.bindRegistry(ctx, app, f.embedded, false, slogger); err != nil {
+		return err
+	}
 	httpSec, err := f.query.security()
 	if err != nil {
 		return err
