@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -105,24 +108,19 @@ func decodeProcessorMetadata(b []byte) (map[string]int64, bool) {
 // progress its last owner committed would emit closed windows again.
 func (w *worker) fetchProgress(ids []engine.TaskID) (map[engine.TaskID]engine.Progress, error) {
 	subs := w.e.tp.SubTopologies()
-	var topics []string
+	want := map[string][]int32{}
 	for _, id := range ids {
 		for _, t := range subs[id.Sub].Topics {
-			if !slices.Contains(topics, t) {
-				topics = append(topics, t)
-			}
+			want[t] = append(want[t], id.Partition)
 		}
 	}
-	if len(topics) == 0 {
+	if len(want) == 0 {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(kadm.RequireStable(context.Background()), progressFetchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), progressFetchTimeout)
 	defer cancel()
 	start := time.Now()
-	resps, err := kadm.NewClient(w.cl).FetchOffsetsForTopics(ctx, w.e.cfg.ApplicationID, topics...)
-	if err == nil {
-		err = resps.Error()
-	}
+	resps, err := fetchStableOffsets(ctx, w.cl, w.e.cfg.ApplicationID, want)
 	if err != nil {
 		return nil, transient(fmt.Errorf("streamgen: worker %d: reading committed progress: %w", w.idx, err))
 	}
@@ -132,6 +130,87 @@ func (w *worker) fetchProgress(ids []engine.TaskID) (map[engine.TaskID]engine.Pr
 	}
 	w.log.Debug("committed progress read", "tasks", len(ids), "took", time.Since(start).String())
 	return out, nil
+}
+
+// fetchStableOffsets fetches group's committed offsets of the partitions
+// in want, waiting while one is unstable. The broker answers
+// UNSTABLE_OFFSET_COMMIT while a transaction that commits a requested
+// partition's offset is open, which is normal for a moment after a task
+// moves (its last owner's commit is in flight). Only the partitions in
+// want are asked for: other instances' transactions keep the other
+// partitions of the same topics unstable nearly all the time, and a fetch
+// of every partition failed for them.
+func fetchStableOffsets(ctx context.Context, cl *kgo.Client, group string, want map[string][]int32) (kadm.OffsetResponses, error) {
+	for {
+		resps, err := fetchStableOnce(ctx, cl, group, want)
+		if err == nil {
+			err = firstOffsetError(resps, want)
+		}
+		if !errors.Is(err, kerr.UnstableOffsetCommit) {
+			return resps, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// fetchStableOnce is one stable OffsetFetch of exactly the partitions in
+// want, which kadm offers only for whole topics.
+func fetchStableOnce(ctx context.Context, cl *kgo.Client, group string, want map[string][]int32) (kadm.OffsetResponses, error) {
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group = group
+	req.RequireStable = true
+	for _, topic := range slices.Sorted(maps.Keys(want)) {
+		rt := kmsg.NewOffsetFetchRequestTopic()
+		rt.Topic, rt.Partitions = topic, want[topic]
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := kadm.OffsetResponses{}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			meta := ""
+			if p.Metadata != nil {
+				meta = *p.Metadata
+			}
+			if out[t.Topic] == nil {
+				out[t.Topic] = map[int32]kadm.OffsetResponse{}
+			}
+			out[t.Topic][p.Partition] = kadm.OffsetResponse{
+				Offset: kadm.Offset{Topic: t.Topic, Partition: p.Partition, At: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: meta},
+				Err:    kerr.ErrorForCode(p.ErrorCode),
+			}
+		}
+	}
+	return out, nil
+}
+
+// firstOffsetError is the error of the first partition of want whose
+// offset could not be fetched, an unstable one only if there is no other.
+func firstOffsetError(resps kadm.OffsetResponses, want map[string][]int32) error {
+	var unstable error
+	for topic, ps := range want {
+		for _, p := range ps {
+			r, ok := resps.Lookup(topic, p)
+			switch {
+			case !ok || r.Err == nil:
+			case errors.Is(r.Err, kerr.UnstableOffsetCommit):
+				unstable = fmt.Errorf("%s[%d]: %w", topic, p, r.Err)
+			default:
+				return fmt.Errorf("%s[%d]: %w", topic, p, r.Err)
+			}
+		}
+	}
+	return unstable
 }
 
 // progressOf merges the committed metadata of one task's partitions:

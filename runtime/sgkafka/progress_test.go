@@ -2,11 +2,18 @@ package sgkafka
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/streamgen/streamgen/internal/kafkatest"
 
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -142,5 +149,86 @@ func checkCommittedPartitionTimes(t *testing.T, ev testEnv, recs []sgstream.RawR
 		if _, has := proc["wcounts"]; !has {
 			t.Errorf("%s-%d: committed metadata has no last emission for store wcounts: %v", ev.in, p, proc)
 		}
+	}
+}
+
+// TestProgressFetchWaitsOnlyForItsPartitions holds a transaction open that
+// commits an offset of partition 1, as another instance's task does all the
+// time: reading partition 0's progress must not wait for it (reading it
+// failed a task's reopening, which then left its partitions unprocessed),
+// while partition 1's is unstable until the transaction ends and then holds
+// the committed offset.
+func TestProgressFetchWaitsOnlyForItsPartitions(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	topic, group := uniq("sgk-stable"), uniq("sgk-stable-group")
+	createTopic(t, brokers, topic, 2)
+	t.Cleanup(func() { deleteTopicsWithPrefix(t, brokers, topic, topic) })
+	// Transactions version 1 requests, spelled out: the pending offset
+	// commit needs no produced record.
+	cl := newClient(t, brokers, kgo.MaxVersions(kversion.V3_6_0()))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	txnID := uniq("sgk-stable-txn")
+	initReq := kmsg.NewPtrInitProducerIDRequest()
+	initReq.TransactionalID, initReq.TransactionTimeoutMillis = &txnID, 60000
+	initResp, err := initReq.RequestWith(ctx, cl)
+	if err == nil {
+		err = kerr.ErrorForCode(initResp.ErrorCode)
+	}
+	if err != nil {
+		t.Fatalf("init producer id: %v", err)
+	}
+	pid, epoch := initResp.ProducerID, initResp.ProducerEpoch
+	adm := kadm.NewClient(cl)
+	// Committed offsets first: the broker reports a pending commit as
+	// unstable only over a committed one.
+	first := kadm.Offsets{}
+	first.AddOffset(topic, 0, 2, -1)
+	first.AddOffset(topic, 1, 2, -1)
+	if err := adm.CommitAllOffsets(ctx, group, first); err != nil {
+		t.Fatalf("commit offsets: %v", err)
+	}
+	addReq := kmsg.NewPtrAddOffsetsToTxnRequest()
+	addReq.TransactionalID, addReq.ProducerID, addReq.ProducerEpoch, addReq.Group = txnID, pid, epoch, group
+	if resp, err := addReq.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("add offsets to txn: %v %v", err, resp)
+	}
+	commitReq := kmsg.NewPtrTxnOffsetCommitRequest()
+	commitReq.TransactionalID, commitReq.Group, commitReq.ProducerID, commitReq.ProducerEpoch = txnID, group, pid, epoch
+	rt := kmsg.NewTxnOffsetCommitRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset = 1, 5
+	rt.Partitions = append(rt.Partitions, rp)
+	commitReq.Topics = append(commitReq.Topics, rt)
+	if resp, err := commitReq.RequestWith(ctx, cl); err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("txn offset commit: %v %v", err, resp)
+	}
+
+	short, cancelShort := context.WithTimeout(ctx, 10*time.Second)
+	if _, err := fetchStableOffsets(short, cl, group, map[string][]int32{topic: {0}}); err != nil {
+		t.Errorf("partition 0 with partition 1 pending: %v", err)
+	}
+	cancelShort()
+	short, cancelShort = context.WithTimeout(ctx, time.Second)
+	if _, err := fetchStableOffsets(short, cl, group, map[string][]int32{topic: {1}}); !errors.Is(err, kerr.UnstableOffsetCommit) {
+		t.Errorf("partition 1 while its commit is pending: %v, want UNSTABLE_OFFSET_COMMIT", err)
+	}
+	cancelShort()
+
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		end := kmsg.NewPtrEndTxnRequest()
+		end.TransactionalID, end.ProducerID, end.ProducerEpoch, end.Commit = txnID, pid, epoch, true
+		if resp, err := end.RequestWith(ctx, cl); err != nil || resp.ErrorCode != 0 {
+			t.Errorf("end txn: %v %v", err, resp)
+		}
+	}()
+	resps, err := fetchStableOffsets(ctx, cl, group, map[string][]int32{topic: {1}})
+	if err != nil {
+		t.Fatalf("partition 1 after its transaction: %v", err)
+	}
+	if r, _ := resps.Lookup(topic, 1); r.At != 5 {
+		t.Errorf("partition 1 committed offset = %d, want 5", r.At)
 	}
 }

@@ -38,7 +38,10 @@ type worker struct {
 	// bal is the member's balancer; standby its standby tasks, as of
 	// assignment number standbyAt (standbyRetry: some could not be
 	// opened yet and are tried again after that time).
-	bal          *taskBalancer
+	bal *taskBalancer
+	// broken ends the worker at its next loop: tasks that could not be
+	// reopened after an abort (reopenAll).
+	broken       error
 	standby      *standbySet
 	standbyAt    uint64
 	standbyRetry time.Time
@@ -193,6 +196,9 @@ func (w *worker) run(ctx context.Context) (err error) {
 			return fatal
 		}
 		keep, err := w.applyEvents()
+		if err == nil {
+			err = w.broken
+		}
 		if err != nil {
 			return err
 		}
@@ -517,7 +523,10 @@ func (w *worker) reopenAll() {
 		w.closeTask(id)
 	}
 	if err := w.openTasks(ids); err != nil {
-		w.log.Error("reopening tasks after abort", "error", err.Error())
+		// The partitions stay assigned to this client, but their tasks are
+		// gone: carrying on would skip their records. The run loop ends the
+		// worker with this error, and its restart rejoins the group.
+		w.broken = transient(fmt.Errorf("streamgen: worker %d: reopening tasks after abort: %w", w.idx, err))
 	}
 }
 
