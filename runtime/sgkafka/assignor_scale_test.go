@@ -19,30 +19,49 @@ type scaleMember struct {
 	id       string
 	owned    []int32
 	standbys []string
+	// left are the tasks whose state the member's state directory still
+	// holds from standbys and actives it no longer has.
+	left []string
 }
+
+// scaleChangelogEnd is every task's changelog end offset sum in the
+// simulation: a million records of state per task.
+const scaleChangelogEnd = 1_000_000
 
 // simulate runs one rebalance of members over one topic of tasks
 // partitions with replicas standbys, as the group leader would, and
 // returns each member's new actives and standbys, the time the plan took
 // and the largest subscription metadata.
-func simulate(t testing.TB, members []*scaleMember, tasks int32, replicas int) (map[string][]int32, map[string][]string, time.Duration, int) {
+func simulate(t testing.TB, members []*scaleMember, tasks int32, replicas, maxWarmups int) (map[string][]int32, map[string][]string, time.Duration, int) {
 	subs := []*engine.SubTopology{{ID: 0, Topics: []string{"in"}}}
 	var jg []kmsg.JoinGroupResponseMember
 	maxMeta := 0
 	for _, m := range members {
 		mb := &taskBalancer{subs: subs, global: map[int]bool{}}
-		mb.withStandbys(replicas, "instance-"+m.id, func() ([]string, []string) {
-			state := append([]string(nil), m.standbys...)
+		mb.withStandbys(replicas, "instance-"+m.id, func() ([]string, []string, map[string]int64) {
+			state := append(slices.Clone(m.standbys), m.left...)
+			offsets := map[string]int64{}
+			for _, id := range state {
+				offsets[id] = scaleChangelogEnd - 100 // caught up
+			}
 			for _, p := range m.owned {
 				state = append(state, engine.TaskID{Partition: p}.String())
 			}
-			return m.standbys, state
+			return m.standbys, state, offsets
 		})
 		meta := mb.JoinGroupMetadata([]string{"in"}, map[string][]int32{"in": m.owned}, 1)
 		maxMeta = max(maxMeta, len(meta))
 		jg = append(jg, kmsg.JoinGroupResponseMember{MemberID: m.id, ProtocolMetadata: meta})
 	}
 	leader := &taskBalancer{subs: subs, global: map[int]bool{}, replicas: replicas}
+	leader.withWarmups(&warmups{max: maxWarmups, lag: DefaultAcceptableRecoveryLag, interval: time.Minute,
+		ends: func(ts []balTask) map[string]int64 {
+			out := make(map[string]int64, len(ts))
+			for _, t := range ts {
+				out[t.id()] = scaleChangelogEnd
+			}
+			return out
+		}})
 	start := time.Now()
 	cb, err := kgo.NewConsumerBalancer(leader, jg)
 	if err != nil {
@@ -71,7 +90,16 @@ func simulate(t testing.TB, members []*scaleMember, tasks int32, replicas int) (
 // settle applies a plan to the members (what they own and hold next).
 func settle(members []*scaleMember, actives map[string][]int32, standbys map[string][]string) {
 	for _, m := range members {
+		for _, p := range m.owned {
+			m.left = append(m.left, engine.TaskID{Partition: p}.String())
+		}
+		m.left = append(m.left, m.standbys...)
 		m.owned, m.standbys = actives[m.id], standbys[m.id]
+		m.left = slices.DeleteFunc(m.left, func(id string) bool {
+			return slices.Contains(m.standbys, id) || slices.ContainsFunc(m.owned, func(p int32) bool { return engine.TaskID{Partition: p}.String() == id })
+		})
+		slices.Sort(m.left)
+		m.left = slices.Compact(m.left)
 	}
 }
 
@@ -90,7 +118,8 @@ func moved(before []*scaleMember, actives map[string][]int32) (n, spread int) {
 			}
 		}
 	}
-	for _, ps := range actives {
+	for _, m := range before {
+		ps := actives[m.id]
 		hi = max(hi, len(ps))
 		if lo < 0 || len(ps) < lo {
 			lo = len(ps)
@@ -111,12 +140,12 @@ func TestAssignorAtScale(t *testing.T) {
 	for i := range instances {
 		members = append(members, &scaleMember{id: fmt.Sprintf("m%03d", i)})
 	}
-	a, s, took, meta := simulate(t, members, tasks, 1)
+	a, s, took, meta := simulate(t, members, tasks, 1, DefaultMaxWarmupReplicas)
 	settle(members, a, s)
 	checkStandbys(t, "first", a, s, tasks)
 	t.Logf("first plan: %v, largest subscription %d bytes", took.Round(time.Microsecond), meta)
 
-	a, s, took, meta = simulate(t, members, tasks, 1)
+	a, s, took, meta = simulate(t, members, tasks, 1, DefaultMaxWarmupReplicas)
 	n, spread := moved(members, a)
 	t.Logf("settled group again: %v, %d tasks moved, spread %d, largest subscription %d bytes", took.Round(time.Microsecond), n, spread, meta)
 	if n != 0 || spread > 1 {
@@ -126,7 +155,7 @@ func TestAssignorAtScale(t *testing.T) {
 
 	gone := members[17]
 	survivors := append(slices.Clone(members[:17]), members[18:]...)
-	a, s, took, _ = simulate(t, survivors, tasks, 1)
+	a, s, took, _ = simulate(t, survivors, tasks, 1, DefaultMaxWarmupReplicas)
 	n, spread = moved(survivors, a)
 	toStandby := 0
 	for _, p := range gone.owned {
@@ -147,11 +176,59 @@ func TestAssignorAtScale(t *testing.T) {
 
 	joined := append(slices.Clone(survivors), &scaleMember{id: "m999"}, gone)
 	gone.owned, gone.standbys = nil, nil
-	a, s, took, _ = simulate(t, joined, tasks, 1)
-	n, spread = moved(joined, a)
-	t.Logf("two instances joined: %v, %d tasks moved to them, spread %d", took.Round(time.Microsecond), n, spread)
-	if want := 2 * tasks / (instances + 1); n > want+2 || spread > 1 {
-		t.Errorf("join: %d tasks moved (want about %d, the newcomers' share), spread %d", n, want, spread)
+	joinWith(t, joined, tasks, instances)
+}
+
+// joinWith rebalances members, the last two of which just joined without
+// state. Without warm-ups they take their share at once, nothing else
+// moving, and restore it from scratch; with them (Kafka Streams' default
+// of 2) no task moves to a member that is not caught up: the joiners get
+// warm-up replicas, and each probing rebalance moves the caught-up ones.
+func joinWith(t *testing.T, joined []*scaleMember, tasks int32, instances int) {
+	t.Helper()
+	a, _, took, _ := simulate(t, joined, tasks, 1, -1)
+	n, spread := moved(joined, a)
+	t.Logf("two instances joined, no warm-ups: %v, %d tasks to move to them, spread %d", took.Round(time.Microsecond), n, spread)
+	if want := 2 * int(tasks) / (instances + 1); n > want+2 || n < want-2 {
+		t.Errorf("join without warm-ups: %d tasks moved, want about %d, the newcomers' share", n, want)
+	}
+	a, s, took, _ := simulate(t, joined, tasks, 1, DefaultMaxWarmupReplicas)
+	n, _ = moved(joined, a)
+	warm := 0
+	for _, m := range joined[len(joined)-2:] {
+		warm += len(s[m.id]) - len(m.standbys)
+		if len(a[m.id]) != 0 {
+			t.Errorf("joiner %s got active tasks %v before any copy of their state", m.id, a[m.id])
+		}
+	}
+	t.Logf("two instances joined, warm-ups: %v, %d tasks moved, %d warm-up replicas", took.Round(time.Microsecond), n, warm)
+	if n != 0 || warm != DefaultMaxWarmupReplicas {
+		t.Errorf("join with warm-ups: %d tasks moved (want 0), %d warm-ups (want %d)", n, warm, DefaultMaxWarmupReplicas)
+	}
+	settle(joined, a, s)
+	// The probing rebalance: the warm-ups are caught up now.
+	a, s, _, _ = simulate(t, joined, tasks, 1, DefaultMaxWarmupReplicas)
+	n, _ = moved(joined, a)
+	t.Logf("probing rebalance: %d caught-up tasks released to the joiners", n)
+	if n != DefaultMaxWarmupReplicas {
+		t.Errorf("probing rebalance released %d tasks, want the %d warmed up", n, DefaultMaxWarmupReplicas)
+	}
+	// Cooperative: the released tasks are assigned in the next rebalance,
+	// which also releases the next warmed-up ones (here every standby is
+	// caught up by the next rebalance).
+	settle(joined, a, s)
+	a, _, _, _ = simulate(t, joined, tasks, 1, DefaultMaxWarmupReplicas)
+	got, assigned := 0, 0
+	for _, m := range joined {
+		assigned += len(a[m.id])
+	}
+	for _, m := range joined[len(joined)-2:] {
+		got += len(a[m.id])
+	}
+	t.Logf("next rebalance: the joiners run %d tasks, %d more released to them", got, int(tasks)-assigned)
+	if got != DefaultMaxWarmupReplicas || int(tasks)-assigned != DefaultMaxWarmupReplicas {
+		t.Errorf("after the probing rebalance the joiners run %d tasks (want %d), %d in flight (want %d)",
+			got, DefaultMaxWarmupReplicas, int(tasks)-assigned, DefaultMaxWarmupReplicas)
 	}
 }
 
@@ -184,9 +261,9 @@ func BenchmarkAssignor100Instances3000Tasks(b *testing.B) {
 	for i := range 100 {
 		members = append(members, &scaleMember{id: fmt.Sprintf("m%03d", i)})
 	}
-	a, s, _, _ := simulate(b, members, 3000, 1)
+	a, s, _, _ := simulate(b, members, 3000, 1, DefaultMaxWarmupReplicas)
 	settle(members, a, s)
 	for b.Loop() {
-		simulate(b, members, 3000, 1)
+		simulate(b, members, 3000, 1, DefaultMaxWarmupReplicas)
 	}
 }

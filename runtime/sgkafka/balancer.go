@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -33,7 +34,12 @@ type taskBalancer struct {
 	replicas int
 	// held reports the member's tasks with local state at join time (the
 	// worker's standbys and the state directory's task directories).
-	held func() (standby, state []string)
+	held func() (standby, state []string, offsets map[string]int64)
+	// warm is the warm-up policy when this member leads (warmup.go), and
+	// probeAt when the probing rebalance its last assignment asked for is
+	// due (zero: none).
+	warm    *warmups
+	probeAt atomic.Int64
 	// assigned is this member's standby tasks in the last assignment,
 	// with a counter the worker compares to notice a new one.
 	mu          sync.Mutex
@@ -49,9 +55,32 @@ func (b *taskBalancer) advertising(queryAddr string) *taskBalancer {
 
 // withStandbys makes the balancer place replicas standbys per task when
 // this member leads, instance naming this member's process.
-func (b *taskBalancer) withStandbys(replicas int, instance string, held func() (standby, state []string)) *taskBalancer {
+func (b *taskBalancer) withStandbys(replicas int, instance string, held func() (standby, state []string, offsets map[string]int64)) *taskBalancer {
 	b.replicas, b.member.Instance, b.held = replicas, instance, held
 	return b
+}
+
+// withWarmups makes the balancer keep tasks where their state is caught
+// up and place warm-up replicas when this member leads (warmup.go).
+func (b *taskBalancer) withWarmups(w *warmups) *taskBalancer {
+	b.warm = w
+	return b
+}
+
+// scheduleProbe records whether the assignment just computed waits for
+// warm-ups, so that probeDue asks for the next rebalance in time.
+func (b *taskBalancer) scheduleProbe(probe bool) {
+	if !probe {
+		b.probeAt.Store(0)
+		return
+	}
+	b.probeAt.Store(time.Now().Add(b.warm.interval).UnixNano())
+}
+
+// probeDue reports, once, that a probing rebalance is due.
+func (b *taskBalancer) probeDue() bool {
+	at := b.probeAt.Load()
+	return at != 0 && time.Now().UnixNano() >= at && b.probeAt.CompareAndSwap(at, 0)
 }
 
 // standbys are this member's standby tasks in the last assignment and
@@ -86,7 +115,7 @@ func (b *taskBalancer) JoinGroupMetadata(interests []string, current map[string]
 	meta.Generation = generation
 	u := b.member
 	if b.held != nil {
-		u.Standby, u.State = b.held()
+		u.Standby, u.State, u.Offsets = b.held()
 	}
 	meta.UserData = u.encode()
 	for topic, partitions := range current {
@@ -191,7 +220,8 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		}
 	}
 	owner := func(t balTask) *balMember { return claims[b.subs[t.sub].Topics[0]][t.part] }
-	for _, t := range tasks {
+	ends := b.warm.endsOf(tasks)
+	for _, t := range b.warm.releaseLast(tasks, members, ends, owner) {
 		if m := owner(t); m != nil && sp.fits(m) {
 			sp.take(m, t)
 			assigned[t] = true
@@ -201,10 +231,14 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		if assigned[t] {
 			continue
 		}
-		// A task without an owner goes where a copy of its state is (a
-		// standby, or local state left from before), else to the least
-		// loaded member.
-		m := stateHolder(members, t, sp)
+		// A task without an owner goes to the least loaded member with a
+		// caught-up copy of its state, else where a copy is (a standby,
+		// or local state left from before), else to the least loaded
+		// member.
+		m := b.warm.caughtUpHolder(members, t, sp, ends)
+		if m == nil {
+			m = stateHolder(members, t, sp)
+		}
 		if m == nil {
 			m = leastLoaded(members)
 		}
@@ -213,6 +247,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		}
 		sp.take(m, t)
 	}
+	b.scheduleProbe(b.warm.apply(members, ends, owner))
 	plan := cb.NewPlan()
 	for _, m := range members {
 		for _, t := range m.tasks {
@@ -224,8 +259,9 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		}
 	}
 	plan.AdjustCooperative(cb)
-	if b.replicas <= 0 {
+	standbys := placeStandbys(members, b.replicas)
+	if len(standbys) == 0 {
 		return plan
 	}
-	return &standbyPlan{plan: plan, standbys: placeStandbys(members, b.replicas)}
+	return &standbyPlan{plan: plan, standbys: standbys}
 }

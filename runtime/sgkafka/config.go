@@ -63,6 +63,13 @@ const (
 	// DefaultMaxPollRecords bounds one poll (Kafka's max.poll.records is
 	// 1000; a stream thread polls more to fill its tasks' queues).
 	DefaultMaxPollRecords = 5000
+	// DefaultMaxWarmupReplicas is Kafka Streams' max.warmup.replicas.
+	DefaultMaxWarmupReplicas = 2
+	// DefaultAcceptableRecoveryLag is Kafka Streams' acceptable.recovery.lag.
+	DefaultAcceptableRecoveryLag = 10000
+	// DefaultProbingRebalanceInterval is Kafka Streams'
+	// probing.rebalance.interval.ms.
+	DefaultProbingRebalanceInterval = 10 * time.Minute
 )
 
 // Config configures an Engine, in Pebble's style: the zero value of every
@@ -113,6 +120,24 @@ type Config struct {
 	// a task that moves restores only the tail its standby had not read.
 	// The group leader's setting places them.
 	StandbyReplicas int
+	// MaxWarmupReplicas bounds the warm-up replicas the group leader places
+	// at once (Kafka Streams' max.warmup.replicas): when the instance a
+	// task should move to for balance holds no caught-up copy of its
+	// state, the task stays where it is caught up and a warm-up replica (a
+	// standby for the move) fills the new instance's copy first; a probing
+	// rebalance moves it once caught up. Zero: DefaultMaxWarmupReplicas;
+	// negative: none, tasks move at once and restore there.
+	MaxWarmupReplicas int
+	// AcceptableRecoveryLag is how many changelog records behind its end
+	// a copy of a task's state may be and still count as caught up (Kafka
+	// Streams' acceptable.recovery.lag). Zero or negative:
+	// DefaultAcceptableRecoveryLag.
+	AcceptableRecoveryLag int64
+	// ProbingRebalanceInterval is how long after an assignment with
+	// warm-up replicas the leader triggers the rebalance that moves the
+	// caught-up ones (Kafka Streams' probing.rebalance.interval.ms). Zero
+	// or negative: DefaultProbingRebalanceInterval.
+	ProbingRebalanceInterval time.Duration
 	// Rack names where this instance runs (a zone, a rack); standbys are
 	// placed on other racks than their task's and each other's where the
 	// group has them (Kafka Streams' rack-aware standby assignment). The
@@ -194,6 +219,15 @@ func (cfg *Config) EnsureDefaults(appID string) {
 	}
 	if cfg.MaxPollRecords <= 0 {
 		cfg.MaxPollRecords = DefaultMaxPollRecords
+	}
+	if cfg.MaxWarmupReplicas == 0 {
+		cfg.MaxWarmupReplicas = DefaultMaxWarmupReplicas
+	}
+	if cfg.AcceptableRecoveryLag <= 0 {
+		cfg.AcceptableRecoveryLag = DefaultAcceptableRecoveryLag
+	}
+	if cfg.ProbingRebalanceInterval <= 0 {
+		cfg.ProbingRebalanceInterval = DefaultProbingRebalanceInterval
 	}
 }
 

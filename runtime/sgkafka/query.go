@@ -55,11 +55,15 @@ type memberUserData struct {
 	// where they are and moves a task where a copy of its state is.
 	Standby []string `json:"standby,omitempty"`
 	State   []string `json:"state,omitempty"`
+	// Offsets is the changelog offset sum of each task copy the member
+	// holds, standby or left in its state directory (Kafka Streams'
+	// task offset sums), for the leader's warm-up decisions (warmup.go).
+	Offsets map[string]int64 `json:"offsets,omitempty"`
 }
 
 // encode is the JSON of u, nil when it is empty (as older members send).
 func (u memberUserData) encode() []byte {
-	if u.QueryAddr == "" && u.Instance == "" && u.Rack == "" && len(u.Standby) == 0 && len(u.State) == 0 {
+	if u.QueryAddr == "" && u.Instance == "" && u.Rack == "" && len(u.Standby) == 0 && len(u.State) == 0 && len(u.Offsets) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(u)
@@ -128,6 +132,7 @@ func (tk *task) close() error {
 	tk.w.e.iq.tasks.CompareAndDelete(tk.id, tk)
 	tk.qmu.Lock()
 	defer tk.qmu.Unlock()
+	tk.saveOffsets()
 	return tk.t.Close()
 }
 

@@ -152,6 +152,7 @@ func (s *standbySet) open(id engine.TaskID) (*standbyTask, error) {
 func (s *standbySet) closeLocked(id engine.TaskID) {
 	st := s.tasks[id]
 	delete(s.tasks, id)
+	st.tk.saveOffsets()
 	if err := st.tk.t.Close(); err != nil {
 		s.w.log.Warn("closing standby task", "task", id.String(), "error", err.Error())
 	}
@@ -301,7 +302,7 @@ func (w *worker) syncStandbys() {
 // placement: its standby tasks, and the tasks whose directories its
 // instance's state directory holds (left by an earlier run or another
 // worker).
-func (w *worker) heldState() (standby, state []string) {
+func (w *worker) heldState() (standby, state []string, offsets map[string]int64) {
 	for _, id := range w.standby.ids() {
 		standby = append(standby, id.String())
 	}
@@ -311,7 +312,7 @@ func (w *worker) heldState() (standby, state []string) {
 			state = append(state, e.Name())
 		}
 	}
-	return standby, state
+	return standby, state, w.heldOffsets(state)
 }
 
 // read runs fn on the standby copy of store of task id, returning the

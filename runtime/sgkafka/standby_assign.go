@@ -19,8 +19,10 @@ type balMember struct {
 	gen   int32
 	user  memberUserData
 	tasks []balTask
-	// standbys are the standby tasks placed on the member.
+	// standbys are the standby tasks placed on the member, warmups those
+	// of them that are warm-up replicas (warmup.go).
 	standbys []balTask
+	warmups  []balTask
 	// held is user.Standby and user.State as a set (hasState).
 	held map[string]bool
 }
@@ -79,17 +81,28 @@ func leastLoaded(members []*balMember) *balMember {
 	return least
 }
 
-// placeStandbys gives each active task up to replicas standbys, each on
-// an instance that runs neither the task nor another of its standbys
+// placeStandbys gives each active task up to replicas standbys (besides
+// its warm-up replicas, which the members already have), each on an
+// instance that runs neither the task nor another of its standbys
 // (Kafka Streams' rule): first on a rack none of them is on, when members
 // declare racks; then a member that holds a copy of the task's state;
 // then the member with the fewest standbys. It returns member id → the
 // standby task ids.
 func placeStandbys(members []*balMember, replicas int) map[string][]string {
+	warming := map[balTask][]*balMember{}
+	for _, m := range members {
+		m.standbys = append(m.standbys, m.warmups...)
+		for _, t := range m.warmups {
+			warming[t] = append(warming[t], m)
+		}
+	}
 	for _, owner := range members {
 		for _, t := range owner.tasks {
 			used := map[string]bool{owner.instance(): true}
 			racks := map[string]bool{owner.user.Rack: true}
+			for _, m := range warming[t] {
+				used[m.instance()] = true
+			}
 			for range replicas {
 				m := pickStandby(members, t, used, racks)
 				if m == nil {

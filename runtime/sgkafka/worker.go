@@ -100,6 +100,8 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	w.standby = newStandbySet(w)
 	w.bal = newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr).withStandbys(e.cfg.StandbyReplicas, e.instanceID, w.heldState)
 	w.bal.member.Rack = e.cfg.Rack
+	w.bal.withWarmups(&warmups{max: e.cfg.MaxWarmupReplicas, lag: e.cfg.AcceptableRecoveryLag,
+		interval: e.cfg.ProbingRebalanceInterval, ends: w.changelogEnds})
 	var topics []string
 	for _, s := range e.sourceSubs {
 		topics = append(topics, s.Topics...)
@@ -203,6 +205,12 @@ func (w *worker) run(ctx context.Context) (err error) {
 			return err
 		}
 		w.syncStandbys()
+		if w.bal.probeDue() {
+			// The last assignment left tasks waiting for warm-up
+			// replicas: rebalance so the caught-up ones move.
+			w.log.Info("probing rebalance")
+			w.cl.ForceRebalance()
+		}
 		n := 0
 		if keep {
 			fetches.EachRecord(func(r *kgo.Record) {

@@ -28,6 +28,34 @@ import (
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
+// warmupFlags are the warm-up replica settings of run (Kafka Streams'
+// max.warmup.replicas, acceptable.recovery.lag and
+// probing.rebalance.interval.ms, with their defaults).
+type warmupFlags struct {
+	max      int
+	lag      int64
+	interval time.Duration
+}
+
+func (w *warmupFlags) add(fs *flag.FlagSet) error {
+	max, err := strconv.Atoi(env("MAX_WARMUP_REPLICAS", strconv.Itoa(sgkafka.DefaultMaxWarmupReplicas)))
+	if err != nil {
+		return fmt.Errorf("streamgen: run: STREAMGEN_MAX_WARMUP_REPLICAS: %v", err)
+	}
+	lag, err := strconv.ParseInt(env("ACCEPTABLE_RECOVERY_LAG", strconv.Itoa(sgkafka.DefaultAcceptableRecoveryLag)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("streamgen: run: STREAMGEN_ACCEPTABLE_RECOVERY_LAG: %v", err)
+	}
+	interval, err := time.ParseDuration(env("PROBING_REBALANCE_INTERVAL", sgkafka.DefaultProbingRebalanceInterval.String()))
+	if err != nil {
+		return fmt.Errorf("streamgen: run: STREAMGEN_PROBING_REBALANCE_INTERVAL: %v", err)
+	}
+	fs.IntVar(&w.max, "max-warmup-replicas", max, "warm-up replicas the group leader places at once so that tasks move only to instances with a caught-up copy of their state; -1 moves them at once (env STREAMGEN_MAX_WARMUP_REPLICAS)")
+	fs.Int64Var(&w.lag, "acceptable-recovery-lag", lag, "changelog records a copy of a task's state may lag and still count as caught up (env STREAMGEN_ACCEPTABLE_RECOVERY_LAG)")
+	fs.DurationVar(&w.interval, "probing-rebalance-interval", interval, "how long after placing warm-ups the leader rebalances to move the caught-up ones (env STREAMGEN_PROBING_REBALANCE_INTERVAL)")
+	return nil
+}
+
 // runFlags are the run command's settings.
 type runFlags struct {
 	connFlags
@@ -37,6 +65,7 @@ type runFlags struct {
 	cacheBytes                     int64
 	workers                        int
 	standbyReplicas                int
+	warmups                        warmupFlags
 	rack                           string
 	groupInstanceID                string
 	sessionTimeout                 time.Duration
@@ -137,6 +166,9 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	}
 	fs.StringVar(&f.rack, "rack", env("RACK", ""), "the rack or zone this instance runs in: standbys go to other racks than their task's, and consumers fetch from a replica in it (client.rack) (env STREAMGEN_RACK)")
 	fs.IntVar(&f.standbyReplicas, "standby-replicas", standbys, "standby replicas of each task on other instances, kept up to date from the changelogs (env STREAMGEN_STANDBY_REPLICAS; default from the spec, else 0)")
+	if err := f.warmups.add(fs); err != nil {
+		return nil, err
+	}
 	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
 	st := 45 * time.Second
 	if v := env("SESSION_TIMEOUT", ""); v != "" {
@@ -222,6 +254,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
 		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas, Rack: f.rack,
+		MaxWarmupReplicas: f.warmups.max, AcceptableRecoveryLag: f.warmups.lag, ProbingRebalanceInterval: f.warmups.interval,
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: f.errorPolicies.deser, Processing: f.errorPolicies.proc,
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
