@@ -150,3 +150,30 @@ func TestChaosBrokerFaults(t *testing.T) {
 		t.Fatalf("want 20000 records, 2 broker kills (at start and mid-run), 0 lost, 0 duplicated: %v", r)
 	}
 }
+
+// TestChaosRolling is the rolling-operations schedule in small (make
+// chaos CHAOS_FLAGS=-rolling at full size): a rolling restart, 3 → 5 → 2
+// instances and a kill -9 of the busiest, under load, with one standby
+// replica and warm-ups. The verifier must pass; with a standby, neither
+// the rolling restart nor the kill restores a changelog from its start,
+// and the joiners of the scale-out get warm-ups instead of restores.
+func TestChaosRolling(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	cfg := Config{
+		Brokers: brokers, Bin: buildApp(t), WorkDir: t.TempDir(), Out: testWriter{t},
+		Runs: 1, Records: 60_000, Rate: 1000, Keys: 2000, Seed: uint64(time.Now().UnixNano() % 1_000_003),
+		SessionTimeout: 6 * time.Second, CommitInterval: 500 * time.Millisecond, CatchUp: 3 * time.Minute,
+		// A low acceptable lag, so that the joiners' empty copies count
+		// as behind at this state size and get warm-ups.
+		Rolling: true, InstanceArgs: []string{"--standby-replicas", "1", "--probing-rebalance-interval", "3s", "--acceptable-recovery-lag", "100"},
+	}
+	r := runOnce(t, cfg, "replay with go run ./chaos/cmd/chaos -rolling -seed %d -records 60000 -rate 1000 -keys 2000 -session-timeout 6s -commit-interval 500ms -instance-args '--standby-replicas 1 --probing-rebalance-interval 3s --acceptable-recovery-lag 100'")
+	if r.Records != 60_000 || r.Lost != 0 || r.Dup != 0 || len(r.Phases) != 4 {
+		t.Fatalf("want 60000 records, 0 lost, 0 duplicated, 4 phases: %v (%d phases)", r, len(r.Phases))
+	}
+	for _, p := range r.Phases {
+		if p.Name != "scale 5 to 2" && p.Scratch > 0 {
+			t.Errorf("%s: %d restorations from scratch with one standby, want 0", p.Name, p.Scratch)
+		}
+	}
+}

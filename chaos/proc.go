@@ -36,6 +36,23 @@ type instance struct {
 // logLine is one JSON log line of an instance (slog's JSON handler).
 type logLine map[string]any
 
+// keptLogs are the messages an instance keeps for the runner (with every
+// error): restorations, assignments and rebalances.
+var keptLogs = map[string]bool{"restored": true, "partitions assigned": true, "rebalance": true,
+	"restoring store": true, "store restored": true}
+
+// at is the line's time.
+func (l logLine) at() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, l.str("time"))
+	return t
+}
+
+// tasks is the length of the line's "tasks" list (a rebalance line's).
+func (l logLine) tasks() int {
+	ts, _ := l["tasks"].([]any)
+	return len(ts)
+}
+
 func (l logLine) str(k string) string {
 	s, _ := l[k].(string)
 	return s
@@ -96,7 +113,7 @@ func (in *instance) start() error {
 			if l.str("msg") == "state change" && l.str("to") == "RUNNING" {
 				in.running++
 			}
-			if m := l.str("msg"); m == "restored" || m == "partitions assigned" || l.str("level") == "ERROR" {
+			if m := l.str("msg"); keptLogs[m] || l.str("level") == "ERROR" {
 				in.lines = append(in.lines, l)
 			}
 			in.mu.Unlock()

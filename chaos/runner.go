@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,14 @@ type Config struct {
 	// each run with the broker down (the instances must wait for it).
 	BrokerFaults int
 	Broker       BrokerControl
+
+	// Rolling plays the rolling-operations schedule (rolling.go) instead
+	// of random kills: a rolling restart, scaling 3 → 5 → 2, and a kill -9
+	// of the busiest instance, each phase measured.
+	Rolling bool
+	// InstanceArgs are passed to every instance's run command, after the
+	// runner's own (e.g. --standby-replicas 1).
+	InstanceArgs []string
 }
 
 // BrokerControl crashes and restarts the broker of a broker-fault run.
@@ -112,7 +121,9 @@ type Result struct {
 	RestoreTotal   time.Duration
 	Lost, Dup      int64
 	Took           time.Duration
-	Err            error
+	// Phases are the rolling schedule's measurements (Config.Rolling).
+	Phases []Phase
+	Err    error
 }
 
 func (r Result) String() string {
@@ -252,7 +263,11 @@ func runOne(ctx context.Context, cfg Config, i int) (res Result) {
 		return
 	}
 	defer watch.close()
-	if r.res.Err = r.drive(ctx, seed); r.res.Err != nil {
+	drive := r.drive
+	if cfg.Rolling {
+		drive = func(ctx context.Context, seed uint64) error { return r.driveRolling(ctx, seed, watch) }
+	}
+	if r.res.Err = drive(ctx, seed); r.res.Err != nil {
 		return
 	}
 	if r.res.Err = r.catchUp(ctx, watch); r.res.Err != nil {
@@ -271,7 +286,9 @@ type chaosRun struct {
 	appID string
 	dir   string // state directories and logs
 	insts []*instance
-	errs  []error // noted on the way; they fail the run at the end
+	// retired are instances a scale-down stopped for good.
+	retired []*instance
+	errs    []error // noted on the way; they fail the run at the end
 }
 
 func (r *chaosRun) note(err error) {
@@ -305,7 +322,7 @@ func (r *chaosRun) printLogTails() {
 	if r.cfg.Out == nil {
 		return
 	}
-	for _, in := range r.insts {
+	for _, in := range append(slices.Clone(r.insts), r.retired...) {
 		b, err := os.ReadFile(in.logPath)
 		if err != nil {
 			continue
@@ -327,17 +344,23 @@ func (r *chaosRun) printLogTails() {
 func (r *chaosRun) newInstances() {
 	r.insts = make([]*instance, 3)
 	for k := range r.insts {
-		a := []string{"run", "--brokers", strings.Join(r.cfg.Brokers, ","), "--application-id", r.appID,
-			"--state-dir", filepath.Join(r.dir, fmt.Sprintf("state-%d", k)),
-			"--group-instance-id", fmt.Sprintf("%s-i%d", r.appID, k),
-			"--session-timeout", r.cfg.SessionTimeout.String(),
-			"--cache-bytes", "0", "--log-format", "json"}
-		if r.cfg.CommitInterval > 0 {
-			a = append(a, "--commit-interval", r.cfg.CommitInterval.String())
-		}
-		r.insts[k] = &instance{name: fmt.Sprintf("instance %d", k), bin: r.cfg.Bin, args: a,
-			logPath: filepath.Join(r.dir, fmt.Sprintf("instance-%d.log", k))}
+		r.insts[k] = r.newInstance(k)
 	}
+}
+
+// newInstance is instance k of the run, not started.
+func (r *chaosRun) newInstance(k int) *instance {
+	a := []string{"run", "--brokers", strings.Join(r.cfg.Brokers, ","), "--application-id", r.appID,
+		"--state-dir", filepath.Join(r.dir, fmt.Sprintf("state-%d", k)),
+		"--group-instance-id", fmt.Sprintf("%s-i%d", r.appID, k),
+		"--session-timeout", r.cfg.SessionTimeout.String(),
+		"--cache-bytes", "0", "--log-format", "json"}
+	if r.cfg.CommitInterval > 0 {
+		a = append(a, "--commit-interval", r.cfg.CommitInterval.String())
+	}
+	a = append(a, r.cfg.InstanceArgs...)
+	return &instance{name: fmt.Sprintf("instance %d", k), bin: r.cfg.Bin, args: a,
+		logPath: filepath.Join(r.dir, fmt.Sprintf("instance-%d.log", k))}
 }
 
 func (r *chaosRun) killAll() {
@@ -461,7 +484,7 @@ func (r *chaosRun) catchUp(ctx context.Context, watch *outputWatch) error {
 
 // countRestorations adds up the restorations the instances logged.
 func (r *chaosRun) countRestorations() {
-	for _, in := range r.insts {
+	for _, in := range append(slices.Clone(r.insts), r.retired...) {
 		for _, l := range in.restorations() {
 			r.res.Restores++
 			r.res.Restored += l.num("records")
@@ -593,6 +616,10 @@ type outputWatch struct {
 	mu     sync.Mutex
 	counts map[string]int64
 	done   chan struct{}
+	// last is when records of each output partition last arrived, gaps
+	// the pauses between arrivals longer than minGap (rolling.go).
+	last map[string]time.Time
+	gaps []outputGap
 }
 
 func watchOutputs(ctx context.Context, brokers []string) (*outputWatch, error) {
@@ -601,7 +628,7 @@ func watchOutputs(ctx context.Context, brokers []string) (*outputWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &outputWatch{cl: cl, counts: map[string]int64{}, done: make(chan struct{})}
+	w := &outputWatch{cl: cl, counts: map[string]int64{}, done: make(chan struct{}), last: map[string]time.Time{}}
 	go func() {
 		defer close(w.done)
 		for {
@@ -609,8 +636,14 @@ func watchOutputs(ctx context.Context, brokers []string) (*outputWatch, error) {
 			if fs.IsClientClosed() || ctx.Err() != nil {
 				return
 			}
+			now := time.Now()
 			w.mu.Lock()
 			fs.EachRecord(func(r *kgo.Record) { w.counts[r.Topic]++ })
+			fs.EachPartition(func(p kgo.FetchTopicPartition) {
+				if len(p.Records) > 0 {
+					w.arrived(fmt.Sprintf("%s[%d]", p.Topic, p.Partition), now)
+				}
+			})
 			w.mu.Unlock()
 		}
 	}()

@@ -38,7 +38,10 @@ func main() {
 	flag.IntVar(&cfg.BrokerFaults, "broker-faults", 0, "kill -9 and restart the broker this many times per run, and start each run with the broker down")
 	flag.BoolVar(&cfg.Keep, "keep", false, "keep the logs and state directories of passed runs too")
 	bin := flag.String("bin", "", "the chaos/eos application binary (default: built from the module)")
+	flag.BoolVar(&cfg.Rolling, "rolling", false, "play the rolling-operations schedule instead of random kills: a rolling restart, 3 → 5 → 2 instances, a kill -9 of the busiest, each phase measured")
+	instanceArgs := flag.String("instance-args", "", "more flags for every instance's run command, space-separated (e.g. '--standby-replicas 1')")
 	flag.Parse()
+	cfg.InstanceArgs = strings.Fields(*instanceArgs)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
