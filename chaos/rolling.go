@@ -208,15 +208,7 @@ func (r *chaosRun) rollingRestart() error {
 			return err
 		}
 		r.res.CleanRestarts++
-		if err := waitFor(context.Background(), 3*time.Minute, func() error {
-			if err := in.exitedBadly(); err != nil {
-				return err
-			}
-			if !in.isRunning() {
-				return errNotYet
-			}
-			return nil
-		}); err != nil {
+		if err := waitFor(context.Background(), 3*time.Minute, func() error { return runningOrFailed(in) }); err != nil {
 			return fmt.Errorf("%s not RUNNING after its restart: %w", in.name, err)
 		}
 	}

@@ -390,17 +390,7 @@ func (r *chaosRun) startInstances(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := waitFor(ctx, 3*time.Minute, func() error {
-		for _, in := range r.insts {
-			if err := in.exitedBadly(); err != nil {
-				return err
-			}
-			if !in.isRunning() {
-				return errNotYet
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := waitFor(ctx, 3*time.Minute, func() error { return runningOrFailed(r.insts...) }); err != nil {
 		return fmt.Errorf("instances not RUNNING: %w", err)
 	}
 	return nil
@@ -516,6 +506,20 @@ func (r *chaosRun) verify(ctx context.Context) error {
 }
 
 var errNotYet = errors.New("not yet")
+
+// runningOrFailed is nil when every instance is RUNNING, the exit error of
+// one that exited, else errNotYet (a waitFor condition).
+func runningOrFailed(insts ...*instance) error {
+	for _, in := range insts {
+		if err := in.exitedBadly(); err != nil {
+			return err
+		}
+		if !in.isRunning() {
+			return errNotYet
+		}
+	}
+	return nil
+}
 
 // waitFor polls f until it returns nil, a non-errNotYet error, or timeout.
 func waitFor(ctx context.Context, timeout time.Duration, f func() error) error {

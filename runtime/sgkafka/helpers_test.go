@@ -50,6 +50,23 @@ func windowedBuildWith(w sgstream.TimeWindows, emit sgstream.EmitStrategy) func(
 	}
 }
 
+// countTopology creates topics in and out (whose names start with ev's,
+// deleted after the test) and the counting topology between them.
+func countTopology(t testing.TB, ev testEnv, appID, in, out string, partitions int) *sgstream.Topology {
+	t.Helper()
+	t.Cleanup(func() {
+		deleteTopicsWithPrefix(t, ev.brokers, ev.in)
+		deleteTopicsWithPrefix(t, ev.brokers, ev.out)
+	})
+	createTopic(t, ev.brokers, in, partitions)
+	createTopic(t, ev.brokers, out, partitions)
+	tp, err := sgstream.NewTopology(appID, countBuild(in, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
 func uniq(prefix string) string {
 	var b [4]byte
 	rand.Read(b[:])

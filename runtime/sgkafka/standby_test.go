@@ -31,21 +31,12 @@ func standbyState(e *Engine) (tasks int, applied int64) {
 func TestStandbyTakeoverRestoresOnlyTheTail(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
 		const parts, n = 4, 2000
-		t.Cleanup(func() {
-			deleteTopicsWithPrefix(t, ev.brokers, ev.in)
-			deleteTopicsWithPrefix(t, ev.brokers, ev.out)
-		})
 		// run starts two instances, gives them input once their tasks
 		// settled (so the state of a's tasks is only in a's stores, the
 		// changelog and b's standbys), stops a and returns what b
 		// restored taking over.
 		run := func(appID, in, out string, replicas int) (restored int64) {
-			createTopic(t, ev.brokers, in, parts)
-			createTopic(t, ev.brokers, out, parts)
-			tp, err := sgstream.NewTopology(appID, countBuild(in, out))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tp := countTopology(t, ev, appID, in, out, parts)
 			cfg := func() Config {
 				return Config{Brokers: ev.brokers, ApplicationID: appID, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2,
 					CommitInterval: 50 * time.Millisecond, StandbyReplicas: replicas}

@@ -3,8 +3,6 @@ package sgkafka
 import (
 	"testing"
 	"time"
-
-	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
 // A second instance joins one that holds all the state: with warm-up
@@ -16,17 +14,8 @@ import (
 func TestWarmupsMoveTasksOnlyWhenCaughtUp(t *testing.T) {
 	forBackends(t, func(t *testing.T, ev testEnv) {
 		const parts, n = 4, 4000
-		t.Cleanup(func() {
-			deleteTopicsWithPrefix(t, ev.brokers, ev.in)
-			deleteTopicsWithPrefix(t, ev.brokers, ev.out)
-		})
 		run := func(appID, in, out string, maxWarmups int) (restored int64) {
-			createTopic(t, ev.brokers, in, parts)
-			createTopic(t, ev.brokers, out, parts)
-			tp, err := sgstream.NewTopology(appID, countBuild(in, out))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tp := countTopology(t, ev, appID, in, out, parts)
 			cfg := func() Config {
 				return Config{Brokers: ev.brokers, ApplicationID: appID, StateDir: t.TempDir(), Guarantee: ExactlyOnceV2,
 					CommitInterval: 50 * time.Millisecond, MaxWarmupReplicas: maxWarmups, AcceptableRecoveryLag: n / 400,
