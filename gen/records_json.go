@@ -304,8 +304,11 @@ func (c *genCtx) topicSerde(t *spec.Topic, key bool, w *spec.Window) *jen.Statem
 	if key {
 		f, ty = t.KeyFormat, t.Key
 	}
-	if f == spec.FormatJSONSchema {
+	switch f {
+	case spec.FormatJSONSchema:
 		return c.registrySerde(t, key, c.jsonSchemaCodec(t, ty))
+	case spec.FormatProtobuf:
+		return c.registrySerde(t, key, c.protobufCodec(ty))
 	}
 	if f != spec.FormatJSON {
 		return c.topoSerde(ty, w)
@@ -380,21 +383,6 @@ func (c *genCtx) sinkTopic(n *spec.Node, candidates []string) *spec.Topic {
 // a fuzz target per JSON decoder, Fuzz<Record>JSONDecode, mirroring the
 // msgpack Fuzz<Record>Decode.
 func (c *genCtx) genJSONTests(records []*spec.Record) {
-	f := c.newFile(jsonTestFile)
-	f.ImportName(pathSerdestest, "serdestest")
-	var calls []jen.Code
-	for _, r := range records {
-		calls = append(calls, jen.Qual(pathSerdestest, "JSONRoundTrip").Call(jen.Id("t"), jen.Id(c.recordNames[r]).Values(), jen.Id(sampleName(c, r)).Call(jen.Lit(0))))
-	}
-	f.Comment("// TestStreamgenJSONRoundTrip checks the JSON codec of every record a JSON topic")
-	f.Comment("// carries (serdestest.JSONRoundTrip), under both timestamp settings.")
-	f.Func().Id("TestStreamgenJSONRoundTrip").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(calls...)
-	f.Comment("// Each Fuzz<Record>JSONDecode fuzzes the JSON decoder of its record")
-	f.Comment("// (serdestest.FuzzJSONDecode).")
-	for _, r := range records {
-		name := c.recordNames[r]
-		f.Line()
-		f.Func().Id("Fuzz" + name + "JSONDecode").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
-			jen.Qual(pathSerdestest, "FuzzJSONDecode").Call(jen.Id("f"), jen.Id(name).Values(), jen.Id(sampleName(c, r)).Call(jen.Lit(0))))
-	}
+	c.genFormatTests(jsonTestFile, "JSON", "JSON", records,
+		"checks the JSON codec of every record a JSON topic", "carries (serdestest.JSONRoundTrip), under both timestamp settings.")
 }

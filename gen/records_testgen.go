@@ -186,3 +186,31 @@ func (c *genCtx) sampleValue(t *spec.Type, seed int) jen.Code {
 	}
 	panic(fmt.Sprintf("gen: sampleValue of %v", t.Kind))
 }
+
+// genFormatTests writes the tests of a format's generated codecs into
+// file: TestStreamgen<F>RoundTrip, calling serdestest.<F>RoundTrip on the
+// zero value and the sample of every record, and a fuzz target per
+// decoder, Fuzz<Record><F>Decode, calling serdestest.Fuzz<F>Decode,
+// mirroring the msgpack Fuzz<Record>Decode. F is the format's name in
+// those identifiers, word its name in prose, doc the two lines saying
+// what the round trip checks.
+func (c *genCtx) genFormatTests(file, F, word string, records []*spec.Record, doc ...string) {
+	f := c.newFile(file)
+	f.ImportName(pathSerdestest, "serdestest")
+	var calls []jen.Code
+	for _, r := range records {
+		calls = append(calls, jen.Qual(pathSerdestest, F+"RoundTrip").Call(jen.Id("t"), jen.Id(c.recordNames[r]).Values(), jen.Id(sampleName(c, r)).Call(jen.Lit(0))))
+	}
+	test := "TestStreamgen" + F + "RoundTrip"
+	f.Comment("// " + test + " " + doc[0])
+	f.Comment("// " + doc[1])
+	f.Func().Id(test).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(calls...)
+	f.Comment("// Each Fuzz<Record>" + F + "Decode fuzzes the " + word + " decoder of its record")
+	f.Comment("// (serdestest.Fuzz" + F + "Decode).")
+	for _, r := range records {
+		name := c.recordNames[r]
+		f.Line()
+		f.Func().Id("Fuzz" + name + F + "Decode").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
+			jen.Qual(pathSerdestest, "Fuzz"+F+"Decode").Call(jen.Id("f"), jen.Id(name).Values(), jen.Id(sampleName(c, r)).Call(jen.Lit(0))))
+	}
+}

@@ -17,6 +17,7 @@ var schemaGoldens = []struct {
 	print     func(*spec.Program) ([]byte, error)
 }{
 	{"jsonschema/streamgen.yaml", "jsonschema/schema.jsonschema.json", gen.JSONSchemas},
+	{"protobuf/streamgen.yaml", "protobuf/schema.proto", gen.Protos},
 }
 
 // TestSchemaGolden checks `streamgen schema` output against the committed

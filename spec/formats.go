@@ -58,7 +58,6 @@ const (
 // build yet: naming one is an error at the spec line.
 var notYetFormats = []string{
 	string(FormatAvro),
-	string(FormatProtobuf),
 }
 
 // JSONTimestamps is how JSON encoders write timestamps on a topic.
@@ -147,6 +146,8 @@ func (p *parser) formatFits(f Format, ty *Type, o *obj, k, ctx string) bool {
 		p.errf(o.valPos(k), "%s: %s: jsonschema carries records, and %q is not one", ctx, k, ty)
 		p.hintf("use json for a %s side, or make it a record", ty)
 		return false
+	case f == FormatProtobuf:
+		return p.protobufFits(ty, o, k, ctx)
 	}
 	return true
 }

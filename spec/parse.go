@@ -59,6 +59,8 @@ type parser struct {
 	sources      map[*Topic]*Node
 	bad          map[*Node]bool  // nodes whose types could not be resolved
 	keyChangedAt map[*Node]*Node // node -> the upstream node that changed the key
+	// protoSeen are the protobuf problems reported (protobuf.go).
+	protoSeen map[Problem]bool
 }
 
 func newParser(file string) *parser {

@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 
-	"github.com/streamgen/streamgen/internal/kadmin"
 	"github.com/streamgen/streamgen/internal/kafkatest"
 	"github.com/streamgen/streamgen/internal/registrytest"
 	"github.com/streamgen/streamgen/runtime/sgregistry"
@@ -33,32 +32,7 @@ var appTopics = []string{"in", "out", "by-record", "packed", "leaves", "leaves-j
 var appSubjects = []string{"in-value", "out-value", "Leaf", "io.example.Everything", "leaves-value"}
 
 // freshTopics deletes and recreates the spec's topics, one partition each.
-func freshTopics(t *testing.T) {
-	t.Helper()
-	adm := kafkatest.Admin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, _ = adm.DeleteTopics(ctx, appTopics...)
-	parts := map[string]int32{}
-	for _, name := range appTopics {
-		parts[name] = 1
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := adm.CreateTopics(ctx, 1, 1, nil, appTopics...)
-		if err == nil && res.Error() == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("create topics: %v %v", err, res.Error())
-		}
-		time.Sleep(200 * time.Millisecond) // deletion still in progress
-	}
-	if err := kadmin.WaitLed(ctx, adm, parts, 50*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), appTopics...) })
-}
+func freshTopics(t *testing.T) { kafkatest.RecreateTopics(t, appTopics...) }
 
 // runArgs are the run command's flags for the real broker and registry.
 func runArgs(t *testing.T, extra ...string) []string {
@@ -119,7 +93,7 @@ func TestRealRegistryRoundTrip(t *testing.T) {
 	go func() {
 		done <- sgrun.RunContext(ctx, NewApp(), runArgs(t, "--registry-auto-register", "true", "--until-idle", "5s"), &out, &errOut)
 	}()
-	rec := readOne(t, ctx, "out")
+	rec := kafkatest.ReadOne(t, ctx, "out")
 	if code := <-done; code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, errOut.String())
 	}
@@ -146,20 +120,5 @@ func TestRealRegistryRoundTrip(t *testing.T) {
 	got, err := sgRegistryOutValue.Decode(rec.Value)
 	if err != nil || got.S != in.S || got.I64 != in.I64 || got.Status != in.Status || got.Leaf.Name != "l1" {
 		t.Errorf("out read back = %+v, %v", got, err)
-	}
-}
-
-// readOne consumes topic from the start until one record arrives.
-func readOne(t *testing.T, ctx context.Context, topic string) *kgo.Record {
-	t.Helper()
-	cl := kafkatest.Client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("no record on %s: %v", topic, err)
-		}
-		if recs := fs.Records(); len(recs) > 0 {
-			return recs[0]
-		}
 	}
 }

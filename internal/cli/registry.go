@@ -22,15 +22,19 @@ import (
 // registers, as the generated app does: the format's generator function.
 // A format without one cannot be checked (it is not built yet, and the
 // spec refuses it anyway).
-var sideSchemas = map[spec.Format]func(t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error){
-	spec.FormatJSONSchema: func(t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
+var sideSchemas = map[spec.Format]func(prog *spec.Program, t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error){
+	spec.FormatJSONSchema: func(_ *spec.Program, t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
 		s, err := gen.RecordJSONSchema(ty.Record, t.JSONTimestamps)
 		return s, sr.TypeJSON, err
+	},
+	spec.FormatProtobuf: func(prog *spec.Program, _ *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
+		return gen.RecordProto(ty.Record, prog.Package), sr.TypeProtobuf, nil
 	},
 }
 
 // registrySide is one topic side in a registry format.
 type registrySide struct {
+	prog    *spec.Program
 	t       *spec.Topic
 	key     bool
 	ty      *spec.Type
@@ -65,7 +69,7 @@ func registrySides(prog *spec.Program) []registrySide {
 			if t.SubjectStrategy == spec.SubjectRecord {
 				subject.Strategy, subject.Record = serdes.RecordNameStrategy, ty.Record.SchemaName
 			}
-			out = append(out, registrySide{t: t, key: key, ty: ty, subject: subject})
+			out = append(out, registrySide{prog: prog, t: t, key: key, ty: ty, subject: subject})
 		}
 	}
 	return out
@@ -119,7 +123,7 @@ func checkSide(ctx context.Context, cl *sr.Client, s registrySide) (string, erro
 	if schemaOf == nil {
 		return "", fmt.Errorf("the %s format is not built yet in this version", f)
 	}
-	text, typ, err := schemaOf(s.t, s.ty)
+	text, typ, err := schemaOf(s.prog, s.t, s.ty)
 	if err != nil {
 		return "", err
 	}
