@@ -106,9 +106,16 @@ func (w *worker) changelogEnds(tasks []balTask) map[string]int64 {
 	if len(topics) == 0 {
 		return nil
 	}
+	// The client joins its group as it is created, so the first Balance
+	// can run before the worker holds it: then every copy counts as
+	// caught up.
+	cl := w.client.Load()
+	if cl == nil {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), changelogEndsTimeout)
 	defer cancel()
-	ends, err := kadm.NewClient(w.cl).ListEndOffsets(ctx, topics...)
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
 	if err != nil {
 		w.log.Warn("reading changelog end offsets for the assignment", "error", err.Error())
 		return nil

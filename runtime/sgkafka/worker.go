@@ -41,7 +41,10 @@ type worker struct {
 	bal *taskBalancer
 	// broken ends the worker at its next loop: tasks that could not be
 	// reopened after an abort (reopenAll).
-	broken       error
+	broken error
+	// client is cl for the balancer, which runs on the client's own
+	// goroutines and may start before cl is set.
+	client       atomic.Pointer[kgo.Client]
 	standby      *standbySet
 	standbyAt    uint64
 	standbyRetry time.Time
@@ -153,6 +156,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
 	}
+	w.client.Store(w.cl)
 	w.fenceZombie()
 	return w, nil
 }
