@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -177,19 +176,17 @@ func (p *warmups) releaseLast(tasks []balTask, members []*balMember, ends map[st
 		}
 		return false
 	}
-	out := slices.Clone(tasks)
-	slices.SortStableFunc(out, func(a, b balTask) int {
-		ea, eb := elsewhere(a), elsewhere(b)
-		switch {
-		case ea == eb:
-			return 0
-		case eb:
-			return -1
-		default:
-			return 1
+	// A stable partition, each task looked at once.
+	first := make([]balTask, 0, len(tasks))
+	var last []balTask
+	for _, t := range tasks {
+		if elsewhere(t) {
+			last = append(last, t)
+		} else {
+			first = append(first, t)
 		}
-	})
-	return out
+	}
+	return append(first, last...)
 }
 
 // apply keeps every task that balance moved to a member without a
