@@ -94,7 +94,7 @@ func examples(t *testing.T) []string {
 
 // summaryRE matches the line replay ends with when records were dropped or
 // skipped: an example may drop records on purpose (late ones, null keys).
-var summaryRE = regexp.MustCompile(`(?m)^[\w.-]+ replay: (sequence -?\d+: )?\d+ (bad record|record)s? .*\n`)
+var summaryRE = regexp.MustCompile(`(?m)^[\w.-]+ replay: (sequence -?\d+: )?\d+ (bad record|record|malformed input line)s? .*\n`)
 
 // withoutSummary is stderr without replay's summary lines.
 func withoutSummary(stderr string) string { return summaryRE.ReplaceAllString(stderr, "") }

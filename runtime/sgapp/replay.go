@@ -15,9 +15,10 @@ import (
 	"github.com/streamgen/streamgen/runtime/sgtest"
 )
 
-// ReplayOptions configure Replay. The zero value runs as
-// TopologyTestDriver's defaults: one partition, in-memory stores, no record
-// cache, no emit throttles, wall clock at 0.
+// ReplayOptions configure Replay. The zero value runs as a
+// TopologyTestDriver test that sets statestore.cache.max.bytes to 0: one
+// partition, in-memory stores, no record cache, no emit throttles (the
+// driver sets those to 0 unless the test sets them), wall clock at 0.
 type ReplayOptions struct {
 	// Strict stops at the first malformed line instead of skipping it.
 	Strict bool
@@ -32,12 +33,23 @@ type ReplayOptions struct {
 	// first marker), emptied before the sequence starts.
 	StateDir string
 	// CacheMaxBytes is the record cache, as a TopologyTestDriver test
-	// sets statestore.cache.max.bytes (default 0: no cache).
+	// sets statestore.cache.max.bytes (default 0: no cache). A test that
+	// does not set it runs with StreamsConfig's default, 10 MiB
+	// (10485760): TopologyTestDriver builds its cache from the
+	// config and flushes it at the commit after every record, so it still
+	// coalesces the updates one record makes to a key.
 	CacheMaxBytes int64
 	// WindowEmitInterval and OuterJoinEmitInterval are the emit throttles
-	// TopologyTestDriver forces to 0 (default 0), measured on the replay's
+	// TopologyTestDriver sets to 0 unless a test sets them (default 0;
+	// Kafka's own default is 1000 ms), measured on the replay's
 	// wall clock, which only {"advance_wall_clock": ms} lines move.
 	WindowEmitInterval, OuterJoinEmitInterval time.Duration
+	// WallClockStart is the wall clock's first reading in ms, as the
+	// initialWallClockTime a TopologyTestDriver test passes (default 0;
+	// the driver's own default, the current time, is not reproducible).
+	// Wall-clock punctuations fire at it plus their interval and are
+	// stamped with the wall clock.
+	WallClockStart int64
 }
 
 func replayCommand(app *App, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -48,9 +60,10 @@ func replayCommand(app *App, args []string, stdin io.Reader, stdout, stderr io.W
 	fs.IntVar(&o.Partitions, "partitions", 1, "partitions of every topic")
 	fs.BoolVar(&o.Sequences, "sequences", false, `input holds independent sequences, each started by {"sequence": n}`)
 	fs.StringVar(&o.StateDir, "state-dir", "", "keep state stores on Pebble in this directory (default: in memory); with --sequences, in `dir`/seq-<n> per sequence, emptied first")
-	fs.Int64Var(&o.CacheMaxBytes, "cache-max-bytes", 0, "record cache in `bytes`, Kafka's statestore.cache.max.bytes (default 0: no cache, every update is forwarded)")
+	fs.Int64Var(&o.CacheMaxBytes, "cache-bytes", 0, "record cache in `bytes`, Kafka's statestore.cache.max.bytes, flushed after every record (default 0: no cache, every update is forwarded; a TopologyTestDriver test that does not set it has 10485760)")
 	fs.DurationVar(&o.WindowEmitInterval, "window-emit-interval", 0, "wall-clock throttle of emit-on-close windowed aggregations, Kafka's __emit.interval.ms.kstreams.windowed.aggregation__ (default 0, as TopologyTestDriver)")
 	fs.DurationVar(&o.OuterJoinEmitInterval, "outer-join-emit-interval", 0, "wall-clock throttle of unmatched left/outer stream-stream join results, Kafka's __emit.interval.ms.kstreams.outer.join.spurious.results.fix__ (default 0, as TopologyTestDriver)")
+	fs.Int64Var(&o.WallClockStart, "wall-clock-start", 0, "the wall clock's first reading in `ms` since the epoch, TopologyTestDriver's initialWallClockTime")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `usage: %s replay [flags] < input.jsonl > output.jsonl
 
@@ -62,7 +75,8 @@ writes the output records as JSON lines on stdout, deterministically.
 Line format: {"topic": "orders", "key": <json>, "value": <json or null>, "timestamp": <ms>}
 optionally with "headers": {"name": "value"} and "partition": <n>.
 A windowed key is {"key": <json>, "start": <ms>, "end": <ms>}.
-{"advance_wall_clock": <ms>} moves the wall clock (it starts at 0) forward,
+{"advance_wall_clock": <ms>} moves the wall clock (it starts at
+--wall-clock-start, default 0) forward,
 as TopologyTestDriver.advanceWallClockTime: wall-clock punctuations and
 emit throttles see it. {"sequence": <n>} starts a sequence (--sequences).
 
@@ -118,6 +132,7 @@ func Replay(app *App, in io.Reader, out, stderr io.Writer, o ReplayOptions) erro
 		var bad badLine
 		if errors.As(err, &bad) && !o.Strict {
 			fmt.Fprintf(stderr, "%s replay: line %d: %v (skipped)\n", app.ID, lineNo, err)
+			r.malformed++
 			return nil
 		}
 		if err != nil {
@@ -148,6 +163,9 @@ type replayer struct {
 	d      *sgtest.Driver
 	// seq is the current sequence's marker, nil before the first.
 	seq *int
+	// malformed counts the current sequence's input lines skipped as
+	// malformed: the driver never saw them, so no task counted them.
+	malformed int64
 }
 
 // line runs one non-empty input line.
@@ -201,6 +219,7 @@ func (r *replayer) driver() error {
 		sgtest.CacheMaxBytes(r.o.CacheMaxBytes),
 		sgtest.WindowEmitInterval(r.o.WindowEmitInterval),
 		sgtest.OuterJoinEmitInterval(r.o.OuterJoinEmitInterval),
+		sgtest.WallClockStart(r.o.WallClockStart),
 	}
 	if r.o.StateDir != "" {
 		dir, err := r.stateDir()
@@ -240,19 +259,24 @@ func (r *replayer) stateDir() (string, error) {
 }
 
 // closeDriver ends the current sequence: it writes its summary and closes
-// its driver. It does nothing when the sequence saw no record.
+// its driver, if it has one (a sequence of malformed lines has none).
 func (r *replayer) closeDriver() error {
-	if r.d == nil {
-		return nil
-	}
 	d := r.d
 	r.d = nil
-	if s := summary(d.Stats()); s != "" {
+	var stats sgtest.Stats
+	if d != nil {
+		stats = d.Stats()
+	}
+	if s := summary(stats, r.malformed); s != "" {
 		where := ""
 		if r.seq != nil {
 			where = fmt.Sprintf(" sequence %d:", *r.seq)
 		}
 		fmt.Fprintf(r.stderr, "%s replay:%s %s\n", r.app.ID, where, s)
+	}
+	r.malformed = 0
+	if d == nil {
+		return nil
 	}
 	return d.Close()
 }

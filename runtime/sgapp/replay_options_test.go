@@ -2,8 +2,10 @@ package sgapp
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,8 +107,43 @@ func TestReplayCacheMaxBytes(t *testing.T) {
 	wantLines(t, out, `{"topic":"out","key":"a","value":2,"timestamp":1}`)
 }
 
+// TestReplayCacheAsTopologyTestDriver: two counts of one stream, "b"
+// defined before "a", into one topic. The wanted lines are what
+// TopologyTestDriver 4.4.0 outputs for the same topology: with its default
+// config (a 10 MiB cache, flushed after the record, store by store in the
+// order the topology defines them) and with statestore.cache.max.bytes=0.
+func TestReplayCacheAsTopologyTestDriver(t *testing.T) {
+	app := &App{
+		ID: "flush-order",
+		Build: func(b *sgstream.Builder) {
+			in := sgstream.Source(b, "in", sgstream.SourceConfig[string, string]{Topic: "in", Key: serdes.String, Value: serdes.String})
+			chars := sgstream.FlatMapValues(in, "chars", func(_ string, v string) []string { return strings.Split(v, "") })
+			for _, name := range []string{"b", "a"} {
+				c := sgstream.Count(sgstream.GroupByKey(chars, serdes.String, serdes.String), name+"-count", name+"-store")
+				m := sgstream.Map(sgstream.ToStream(c, name+"-s"), name+"-map", func(k string, v int64) (string, int64) { return name + ":" + k, v })
+				sgstream.To(m, name+"-sink", "out", sgstream.SinkConfig[string, int64]{Key: serdes.String, Value: serdes.Int64})
+			}
+		},
+		Topics: []TopicCodec{sgreplay.Topic("in", serdes.String, serdes.String), sgreplay.Topic("out", serdes.String, serdes.Int64)},
+	}
+	in := `{"topic": "in", "key": "k", "value": "xy", "timestamp": 1}` + "\n"
+	out, _ := replayOK(t, app, in, ReplayOptions{CacheMaxBytes: 10 << 20})
+	wantLines(t, out,
+		`{"topic":"out","key":"b:k","value":2,"timestamp":1}`,
+		`{"topic":"out","key":"a:k","value":2,"timestamp":1}`)
+	out, _ = replayOK(t, app, in, ReplayOptions{})
+	wantLines(t, out,
+		`{"topic":"out","key":"b:k","value":1,"timestamp":1}`,
+		`{"topic":"out","key":"a:k","value":1,"timestamp":1}`,
+		`{"topic":"out","key":"b:k","value":2,"timestamp":1}`,
+		`{"topic":"out","key":"a:k","value":2,"timestamp":1}`)
+}
+
 // TestReplayWindowEmitIntervalAndWallClock: with a 1 s throttle the
-// closed window [0,10) is emitted only after the wall clock moved 1 s.
+// closed window [0,10) is emitted only after the wall clock moved 1 s, as
+// TopologyTestDriver 4.4.0 does with
+// __emit.interval.ms.kstreams.windowed.aggregation__=1000 (and at once
+// without it).
 func TestReplayWindowEmitIntervalAndWallClock(t *testing.T) {
 	in := `{"topic": "in", "key": "a", "value": "x", "timestamp": 1}
 {"topic": "in", "key": "a", "value": "x", "timestamp": 10}
@@ -173,8 +210,80 @@ func TestReplayAdvanceWallClockMalformed(t *testing.T) {
 	if err := Replay(punctuateApp(), strings.NewReader(in), &out, &errOut, ReplayOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if e := errOut.String(); !strings.Contains(e, "line 2: advance_wall_clock -5 is negative") || !strings.HasSuffix(e, "(skipped)\n") {
-		t.Fatalf("stderr %q", errOut.String())
+	want := "punctuate-test replay: line 2: advance_wall_clock -5 is negative: the wall clock only moves forward (skipped)\n" +
+		"punctuate-test replay: 1 malformed input line skipped\n"
+	if errOut.String() != want {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
+	}
+}
+
+// TestReplayWallClockAsTopologyTestDriver: the wall clock starts at
+// --wall-clock-start, and a wall-clock schedule counts from there even
+// when the clock moves before the first record. The wanted lines are what
+// TopologyTestDriver 4.4.0 outputs for the same steps (a processor
+// scheduled every second, the driver made with that initialWallClockTime).
+func TestReplayWallClockAsTopologyTestDriver(t *testing.T) {
+	rec := `{"topic": "in", "key": "a", "value": "x", "timestamp": 5}` + "\n"
+	adv := func(ms int) string { return fmt.Sprintf(`{"advance_wall_clock": %d}`, ms) + "\n" }
+	for _, c := range []struct {
+		start int64
+		in    string
+		want  string
+	}{
+		{0, adv(500) + rec + adv(600), `{"topic":"out","key":"seen","value":1,"timestamp":1100}`},
+		{0, adv(1100) + rec + adv(1), `{"topic":"out","key":"seen","value":0,"timestamp":1100}`},
+		{5000, rec + adv(999) + rec + adv(1), `{"topic":"out","key":"seen","value":2,"timestamp":6000}`},
+	} {
+		out, _ := replayOK(t, punctuateApp(), c.in, ReplayOptions{Strict: true, WallClockStart: c.start})
+		wantLines(t, out, c.want)
+	}
+}
+
+// TestReplayFlags: the command line reaches the options, under the names
+// the README lists (run's --cache-bytes for the cache).
+func TestReplayFlags(t *testing.T) {
+	in := `{"topic": "in", "key": "a", "value": "x", "timestamp": 5}
+{"advance_wall_clock": 1000}
+`
+	var out, errOut bytes.Buffer
+	code := MainIO(punctuateApp(), []string{"replay", "--strict", "--wall-clock-start", "7000", "--cache-bytes", "1024",
+		"--window-emit-interval", "2s", "--outer-join-emit-interval", "3s"}, strings.NewReader(in), &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	wantLines(t, out.String(), `{"topic":"out","key":"seen","value":1,"timestamp":8000}`)
+
+	// The cache flag coalesces as TestReplayCacheMaxBytes shows.
+	out.Reset()
+	code = MainIO(countApp(), []string{"replay", "--cache-bytes", "10485760"}, strings.NewReader(`{"topic": "in", "key": "a", "value": "xy", "timestamp": 1}`), &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	wantLines(t, out.String(), `{"topic":"out","key":"a","value":2,"timestamp":1}`)
+}
+
+// TestReplaySummaryCountsMalformedLines: lines replay skipped are in the
+// summary of their sequence, also of a sequence that had nothing else.
+func TestReplaySummaryCountsMalformedLines(t *testing.T) {
+	in := `{"sequence": 1}
+{"topic": "in", "key": "a", "value": "x", "timestamp": 1}
+not json
+{"sequence": 2}
+{"topic": "nope", "key": "a", "value": "x", "timestamp": 1}
+{"topic": "in", "key": "a"}
+{"sequence": 3}
+{"topic": "in", "key": "a", "value": "x", "timestamp": 1}
+`
+	_, errOut := replayOK(t, countApp(), in, ReplayOptions{Sequences: true})
+	var summaries []string
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !strings.HasSuffix(l, "(skipped)") {
+			summaries = append(summaries, l)
+		}
+	}
+	want := []string{"count-test replay: sequence 1: 1 malformed input line skipped", "count-test replay: sequence 2: 2 malformed input lines skipped"}
+	if !slices.Equal(summaries, want) {
+		t.Fatalf("summaries %q, want %q", summaries, want)
 	}
 }
 

@@ -8,11 +8,15 @@ import (
 )
 
 // summary says which records did not make it through and why, from the
-// driver's task counters, or "" when every record did. Bad input is what
-// the error policies skipped or dead-lettered; dropped records are those
-// operators discarded, as Kafka Streams' dropped-records metric counts them.
-func summary(s sgtest.Stats) string {
+// driver's task counters and the count of input lines replay skipped as
+// malformed, or "" when every record did. Bad input is what the error
+// policies skipped or dead-lettered; dropped records are those operators
+// discarded, as Kafka Streams' dropped-records metric counts them.
+func summary(s sgtest.Stats, malformed int64) string {
 	var parts []string
+	if malformed > 0 {
+		parts = append(parts, records(malformed, "malformed input line")+" skipped")
+	}
 	if bad := s.Skipped + s.DeadLettered; bad > 0 {
 		causes := counts(
 			count{s.BadDeserialization, "deserialization error"},
@@ -30,7 +34,8 @@ func summary(s sgtest.Stats) string {
 	return strings.Join(parts, "; ")
 }
 
-// records is "1 record" or "n records" (noun "record" or "bad record").
+// records is "1 record" or "n records" (noun "record", "bad record" or
+// "malformed input line").
 func records(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -1,8 +1,10 @@
 package sgstream
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"time"
 
@@ -274,12 +276,29 @@ func choosePartition(key []byte, n int) int32 {
 }
 
 // AdvanceWallClock moves wall-clock time forward and fires the wall-clock
-// punctuations that became due, in task order. As in TopologyTestDriver's
-// advanceWallClockTime, every task commits after its punctuations (flushing
-// its record cache), then what they queued is processed.
+// punctuations that became due, in task id order (sub-topology, then
+// partition, as Kafka Streams orders a thread's tasks and as
+// TopologyTestDriver's single task runs its sub-topologies' processors). As
+// in TopologyTestDriver's advanceWallClockTime, every task commits after its
+// punctuations (flushing its record cache), then what they queued is
+// processed.
+//
+// Tasks are created lazily, on their first record, but TopologyTestDriver
+// initializes its task when it is constructed, so a wall-clock schedule
+// counts from the initial wall clock even for a task that has seen no
+// record yet. Every stream task therefore exists before the clock first
+// moves: created here while the clock still reads its start, a task
+// schedules as it would have at construction.
 func (d *testDriver) AdvanceWallClock(by time.Duration) error {
+	if err := d.createStreamTasks(); err != nil {
+		return err
+	}
 	d.wall += by.Milliseconds()
-	for _, id := range d.order {
+	ids := slices.Clone(d.order)
+	slices.SortFunc(ids, func(a, b engine.TaskID) int {
+		return cmp.Or(cmp.Compare(a.Sub, b.Sub), cmp.Compare(a.Partition, b.Partition))
+	})
+	for _, id := range ids {
 		t := d.tasks[id]
 		if err := t.PunctuateWallClock(); err != nil {
 			return err
@@ -289,6 +308,22 @@ func (d *testDriver) AdvanceWallClock(by time.Duration) error {
 		}
 	}
 	return d.drain()
+}
+
+// createStreamTasks creates the task of every partition of every
+// sub-topology that is not global (global tasks never punctuate).
+func (d *testDriver) createStreamTasks() error {
+	for _, s := range d.tp.SubTopologies() {
+		if d.tp.IsGlobal(s) {
+			continue
+		}
+		for p := range d.storePartitions(s) {
+			if _, err := d.taskFor(engine.TaskID{Sub: s.ID, Partition: int32(p)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Output returns and removes the records written to topic so far, in the

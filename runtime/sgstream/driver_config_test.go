@@ -99,3 +99,41 @@ func TestDriverOuterJoinEmitInterval(t *testing.T) {
 	d.pipeS("left", "c", "C", 101)
 	wantOut(t, d.outS("out", nil), "a=A+null@0")
 }
+
+// partitionTicker forwards, every wall-clock second, the partition of its
+// task and how many records it saw since the task was created.
+type partitionTicker struct{ n int64 }
+
+func (p *partitionTicker) Init(ctx *ProcessorContext[string, int64]) error {
+	ctx.ScheduleWallClock(time.Second, func(ts int64) error {
+		return ctx.Forward(Record[string, int64]{Key: fmt.Sprint("p", ctx.TaskID().Partition), Value: p.n, Timestamp: ts})
+	})
+	return nil
+}
+func (p *partitionTicker) Process(Record[string, string]) error { p.n++; return nil }
+func (p *partitionTicker) Close() error                         { return nil }
+
+// TestDriverWallClockCountsFromTheStart: TopologyTestDriver initializes
+// its task when it is made, so a wall-clock schedule counts from the
+// initial wall clock whether or not a record came first. Here the clock
+// moves 1.1 s before any record and both partitions' tasks punctuate, in
+// partition order, at 1100 (TopologyTestDriver 4.4.0 prints the same for
+// one partition); the driver used to create a task on its first record,
+// so nothing fired.
+func TestDriverWallClockCountsFromTheStart(t *testing.T) {
+	build := func(b *Builder) {
+		s := Source(b, "src", strSrc("in"))
+		p := Process(s, "tick", func() Processor[string, string, string, int64] { return &partitionTicker{} }, nil)
+		To(p, "sink", "out", i64Sink())
+	}
+	d := newTDrv(t, build, DefaultPartitions(2))
+	if err := d.AdvanceWallClock(1100 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, d.outS("out", decI64), "p0=0@1100", "p1=0@1100")
+	d.pipeS("in", "a", "x", 5)
+	if err := d.AdvanceWallClock(900 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	wantOut(t, d.outS("out", decI64), "p0=1@2000", "p1=0@2000")
+}
