@@ -146,6 +146,7 @@ var steps = []func(*genCtx) error{
 	generateRecordTests, // records_testgen.go: streamgen_records_test.go
 	generateJSON,        // records_json.go: streamgen_json.go and its test
 	generateJSONSchema,  // records_jsonschema.go: streamgen_jsonschema.go
+	generateAvro,        // records_avro.go: streamgen_avro.go and its test
 	generateRegistry,    // registry.go: streamgen_registry.go
 	checkNodeNames,      // nodenames.go: the runtime's node names are unique
 	buildModel,          // model.go: the Go model of topics, stores and wiring

@@ -8,8 +8,6 @@ import (
 // formatErrCases are the errors of key_format, value_format,
 // json_timestamps and json_name; TestErrors runs them with the others.
 var formatErrCases = []errCase{
-	{"avro not yet", header + "  av: {key: string, value: Order, value_format: avro}\n" + pipe,
-		"t.yaml:16:49: topic \"av\": value_format: format \"avro\" is not supported yet\n\n\tsee docs/formats.md for the formats this version builds\n"},
 	{"protobuf not yet", header + "  pb: {key: string, value: Order, key_format: protobuf}\n" + pipe,
 		"t.yaml:16:47: topic \"pb\": key_format: format \"protobuf\" is not supported yet\n\n\tsee docs/formats.md for the formats this version builds\n"},
 	{"unknown format", header + "  xm: {key: string, value: Order, value_format: xml}\n" + pipe,

@@ -27,6 +27,10 @@ var sideSchemas = map[spec.Format]func(t *spec.Topic, ty *spec.Type) (string, sr
 		s, err := gen.RecordJSONSchema(ty.Record, t.JSONTimestamps)
 		return s, sr.TypeJSON, err
 	},
+	spec.FormatAvro: func(_ *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
+		s, err := gen.AvroSideSchema(ty)
+		return s, sr.TypeAvro, err
+	},
 }
 
 // registrySide is one topic side in a registry format.
