@@ -147,6 +147,7 @@ var steps = []func(*genCtx) error{
 	generateJSON,        // records_json.go: streamgen_json.go and its test
 	generateJSONSchema,  // records_jsonschema.go: streamgen_jsonschema.go
 	generateProtobuf,    // records_protobuf.go: streamgen_protobuf.go and its test
+	generateAvro,        // records_avro.go: streamgen_avro.go and its test
 	generateRegistry,    // registry.go: streamgen_registry.go
 	checkNodeNames,      // nodenames.go: the runtime's node names are unique
 	buildModel,          // model.go: the Go model of topics, stores and wiring

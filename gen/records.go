@@ -28,7 +28,7 @@ import (
 // record there is a tombstone.
 
 // methods every record type has; fields must not take these names.
-var recordMethods = []string{"AppendMsg", "UnmarshalMsg", "IsNil", "AppendJSON", "AppendJSONWith", "DecodeJSON"}
+var recordMethods = []string{"AppendMsg", "UnmarshalMsg", "IsNil", "AppendJSON", "AppendJSONWith", "DecodeJSON", "AppendAvro", "DecodeAvro"}
 
 // assignNames gives every record, enum, enum value and field its Go name and
 // reports collisions, so the later steps can assume names are unique.

@@ -32,7 +32,11 @@ type jsonTypes struct {
 }
 
 // jsonUse collects the records and enums the JSON topics carry.
-func jsonUse(prog *spec.Program) jsonTypes {
+func jsonUse(prog *spec.Program) jsonTypes { return formatUse(prog, spec.Format.IsJSON) }
+
+// formatUse collects the records and enums the topic sides whose format
+// is one of carry, directly or nested, in spec order.
+func formatUse(prog *spec.Program, of func(spec.Format) bool) jsonTypes {
 	recs, enums := map[*spec.Record]bool{}, map[*spec.Enum]bool{}
 	var walk func(t *spec.Type)
 	walk = func(t *spec.Type) {
@@ -50,10 +54,10 @@ func jsonUse(prog *spec.Program) jsonTypes {
 		}
 	}
 	for _, t := range prog.Topics {
-		if t.KeyFormat.IsJSON() {
+		if of(t.KeyFormat) {
 			walk(t.Key)
 		}
-		if t.ValueFormat.IsJSON() {
+		if of(t.ValueFormat) {
 			walk(t.Value)
 		}
 	}
@@ -309,6 +313,8 @@ func (c *genCtx) topicSerde(t *spec.Topic, key bool, w *spec.Window) *jen.Statem
 		return c.registrySerde(t, key, c.jsonSchemaCodec(t, ty))
 	case spec.FormatProtobuf:
 		return c.registrySerde(t, key, c.protobufCodec(ty))
+	case spec.FormatAvro:
+		return c.registrySerde(t, key, c.avroCodec(ty))
 	}
 	if f != spec.FormatJSON {
 		return c.topoSerde(ty, w)

@@ -175,24 +175,9 @@ func enumJSONSchema(e *spec.Enum) jsObj {
 // the first jsonschema topic carrying it writes them (rfc3339 when none
 // does), so the document is the one the app registers.
 func JSONSchemas(prog *spec.Program) ([]byte, error) {
-	all := jsObj{}
-	for _, r := range prog.Records {
-		doc, err := RecordJSONSchema(r, recordJSONTimestamps(prog, r))
-		if err != nil {
-			return nil, fmt.Errorf("record %q: %w", r.Name, err)
-		}
-		all = append(all, jsMember{r.SchemaName, json.RawMessage(doc)})
-	}
-	b, err := json.Marshal(all)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return schemasByName(prog, func(r *spec.Record) (string, error) {
+		return RecordJSONSchema(r, recordJSONTimestamps(prog, r))
+	})
 }
 
 // recordJSONTimestamps is the json_timestamps of the first topic with a

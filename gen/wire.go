@@ -17,6 +17,9 @@ type wire struct {
 	// isNull is the test that the next value is null, and skipNull the
 	// statement consuming it.
 	isNull, skipNull func() jen.Code
+	// present, when set, consumes the marker of a present optional value
+	// (Avro's union branch index), leaving any error in err.
+	present func() jen.Code
 	// recordList, list and mapOf are the collection readers.
 	recordList, list, mapOf jen.Code
 	// prim is the reader of a scalar or enum, nil for other types.
@@ -38,7 +41,11 @@ func (c *genCtx) readWire(w *wire, t *spec.Type, dst expr, present bool) []jen.C
 	case spec.KindRecord:
 		return []jen.Code{jen.List(jen.Id("b"), jen.Err()).Op("=").Add(dst()).Dot(w.decode).Call(jen.Id("b"), jen.Id("depth").Op("+").Lit(1))}
 	case spec.KindOptional:
-		return []jen.Code{jen.If(w.isNull()).Block(w.skipNull(), dst().Op("=").Nil()).Else().Block(c.readWirePresent(w, t.Elem, dst)...)}
+		present := c.readWirePresent(w, t.Elem, dst)
+		if w.present != nil {
+			present = []jen.Code{jen.If(jen.List(jen.Id("b"), jen.Err()).Op("=").Add(w.present()), jen.Err().Op("==").Nil()).Block(present...)}
+		}
+		return []jen.Code{jen.If(w.isNull()).Block(w.skipNull(), dst().Op("=").Nil()).Else().Block(present...)}
 	case spec.KindList:
 		if t.Elem.Kind == spec.KindRecord {
 			// In place: see sgimpl.ReadRecordList.

@@ -17,6 +17,7 @@ var schemaGoldens = []struct {
 	print     func(*spec.Program) ([]byte, error)
 }{
 	{"jsonschema/streamgen.yaml", "jsonschema/schema.jsonschema.json", gen.JSONSchemas},
+	{"avro/streamgen.yaml", "avro/schema.avsc.json", gen.AvroSchemas},
 	{"protobuf/streamgen.yaml", "protobuf/schema.proto", gen.Protos},
 }
 

@@ -54,12 +54,6 @@ const (
 	SubjectRecord SubjectStrategy = "record"
 )
 
-// notYetFormats are formats the spec knows of but the generator does not
-// build yet: naming one is an error at the spec line.
-var notYetFormats = []string{
-	string(FormatAvro),
-}
-
 // JSONTimestamps is how JSON encoders write timestamps on a topic.
 type JSONTimestamps string
 
@@ -116,15 +110,9 @@ func (p *parser) topicFormats(t *Topic, o *obj, ctx string) {
 	}
 }
 
-// topicFormat reads one format key, refusing the formats not built yet.
+// topicFormat reads one format key.
 func (p *parser) topicFormat(o *obj, k, ctx string) (Format, bool) {
-	s, ok := o.str(k)
-	if !ok {
-		return "", false
-	}
-	if contains(notYetFormats, s) {
-		p.errf(o.valPos(k), "%s: %s: format %q is not supported yet", ctx, k, s)
-		p.hintf("see docs/formats.md for the formats this version builds")
+	if _, ok := o.str(k); !ok {
 		return "", false
 	}
 	f, ok := o.enum(k, allFormats...)

@@ -8,8 +8,6 @@ import (
 // formatErrCases are the errors of key_format, value_format,
 // json_timestamps and json_name; TestErrors runs them with the others.
 var formatErrCases = []errCase{
-	{"avro not yet", header + "  av: {key: string, value: Order, value_format: avro}\n" + pipe,
-		"t.yaml:16:49: topic \"av\": value_format: format \"avro\" is not supported yet\n\n\tsee docs/formats.md for the formats this version builds\n"},
 	{"unknown format", header + "  xm: {key: string, value: Order, value_format: xml}\n" + pipe,
 		"t.yaml:16:49: topic \"xm\": value_format: invalid value \"xml\", want msgpack or json or avro or protobuf or jsonschema"},
 	{"msgpack on a primitive", header + "  m: {key: string, value: Order, key_format: msgpack}\n" + pipe,

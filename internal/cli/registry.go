@@ -20,8 +20,6 @@ import (
 
 // sideSchemas give the schema text a topic side in a registry format
 // registers, as the generated app does: the format's generator function.
-// A format without one cannot be checked (it is not built yet, and the
-// spec refuses it anyway).
 var sideSchemas = map[spec.Format]func(prog *spec.Program, t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error){
 	spec.FormatJSONSchema: func(_ *spec.Program, t *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
 		s, err := gen.RecordJSONSchema(ty.Record, t.JSONTimestamps)
@@ -29,6 +27,10 @@ var sideSchemas = map[spec.Format]func(prog *spec.Program, t *spec.Topic, ty *sp
 	},
 	spec.FormatProtobuf: func(prog *spec.Program, _ *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
 		return gen.RecordProto(ty.Record, prog.Package), sr.TypeProtobuf, nil
+	},
+	spec.FormatAvro: func(_ *spec.Program, _ *spec.Topic, ty *spec.Type) (string, sr.SchemaType, error) {
+		s, err := gen.AvroSideSchema(ty)
+		return s, sr.TypeAvro, err
 	},
 }
 

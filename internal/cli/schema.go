@@ -17,6 +17,7 @@ import (
 // is refused as not built yet.
 var schemaPrinters = map[string]func(*spec.Program) ([]byte, error){
 	"jsonschema": gen.JSONSchemas,
+	"avro":       gen.AvroSchemas,
 	"protobuf":   gen.Protos,
 }
 
@@ -26,7 +27,7 @@ var schemaFormats = []string{"avro", "protobuf", "jsonschema"}
 const schemaHelp = `usage: streamgen schema                       print the JSON Schema of the spec format
        streamgen schema <format> [flags] [spec]  print the schemas of the spec's records
 
-Formats: avro (.avsc), protobuf (one .proto file with every record's message), jsonschema (a JSON object of draft-07 documents keyed by
+Formats: avro (a JSON object of .avsc schemas keyed by schema_name), protobuf (one .proto file with every record's message), jsonschema (a JSON object of draft-07 documents keyed by
 schema_name). The output is what the app registers in a schema registry for its topics in that format,
 so other teams can generate their own code from the same source of truth. spec defaults to -spec.
 `
