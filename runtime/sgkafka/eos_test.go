@@ -203,7 +203,7 @@ func TestRestartRestoresOnlyPastCheckpoint(t *testing.T) {
 		}
 		produce(t, ev.brokers, 2, recs[300:])
 		r2 := startEngine(t, tp, Config{Brokers: ev.brokers, StateDir: dir, Guarantee: ExactlyOnceV2, CommitInterval: 50 * time.Millisecond})
-		waitFor(t, 60*time.Second, "all processed after restart", func() bool { return r2.e.Processed() >= 100 })
+		awaitDriverOutput(t, ev, tp, 2, recs, decodeCount)
 		if err := r2.stop(t); err != nil {
 			t.Fatal(err)
 		}

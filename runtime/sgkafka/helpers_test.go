@@ -253,6 +253,22 @@ func expectDriverOutput(t testing.TB, ev testEnv, tp *sgstream.Topology, partiti
 	}
 }
 
+// awaitDriverOutput waits (up to a minute) until the committed records of
+// ev.out are what the test driver computes from recs. A test that restarts
+// an engine after a crash cannot know how many input records the crash left
+// to reprocess, so it cannot wait for a processed count; it waits for the
+// output instead, then stops the engine and checks with expectDriverOutput,
+// whose diff names what is missing if the wait ran out.
+func awaitDriverOutput(t testing.TB, ev testEnv, tp *sgstream.Topology, partitions int, recs []sgstream.RawRecord, decode func(k, v []byte) (string, string)) {
+	t.Helper()
+	want := driverOutput(t, tp, partitions, ev.out, recs, decode)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if diffOutputs(want, byKey(readCommitted(t, ev.brokers, ev.out), decode)) == "" {
+			return
+		}
+	}
+}
+
 func diffOutputs(want, got map[string][]string) string {
 	var b strings.Builder
 	keys := map[string]bool{}
