@@ -199,6 +199,24 @@ func noOpenTransactions(ctx context.Context, adm *kadm.Client, topics []string, 
 	}
 }
 
+// dropPurged removes from start the partitions of topic whose log starts
+// at or past their target: nothing is left to read there. Kafka Streams
+// deletes the records of its repartition topics once they are committed
+// (repartition.purge.interval.ms), so a repartition partition can be empty
+// with a high watermark far from 0.
+func dropPurged(ctx context.Context, adm *kadm.Client, topic string, start map[int32]kgo.Offset, targets map[int32]int64) error {
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return err
+	}
+	starts.Each(func(o kadm.ListedOffset) {
+		if o.Err == nil && o.Offset >= targets[o.Partition] {
+			delete(start, o.Partition)
+		}
+	})
+	return nil
+}
+
 // readTopic reads every partition of topic from its start to the offset
 // in targets (exclusive), read committed or not. Control records are kept
 // so that the reader knows where it is when a partition ends with
@@ -227,6 +245,9 @@ func readTopic(ctx context.Context, brokers []string, topic string, targets map[
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
+	if err := dropPurged(ctx, kadm.NewClient(cl), topic, start, targets); err != nil {
+		return nil, nil, err
+	}
 	pos := map[int32]int64{}
 	for {
 		doneAll := true

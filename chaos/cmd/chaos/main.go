@@ -39,6 +39,8 @@ func main() {
 	flag.BoolVar(&cfg.Keep, "keep", false, "keep the logs and state directories of passed runs too")
 	bin := flag.String("bin", "", "the chaos/eos application binary (default: built from the module)")
 	flag.BoolVar(&cfg.Rolling, "rolling", false, "play the rolling-operations schedule instead of random kills: a rolling restart, 3 → 5 → 2 instances, a kill -9 of the busiest, each phase measured")
+	kstreams := flag.Bool("kstreams", false, "run the schedule on Kafka Streams (chaos/java: the same topology, flags and verifier) instead of streamgen")
+	sideBySide := flag.Bool("side-by-side", false, "with -rolling: play the schedule on streamgen, then on Kafka Streams with the same seed, and print their phases side by side")
 	instanceArgs := flag.String("instance-args", "", "more flags for every instance's run command, space-separated (e.g. '--standby-replicas 1')")
 	flag.Parse()
 	cfg.InstanceArgs = strings.Fields(*instanceArgs)
@@ -71,20 +73,50 @@ func main() {
 		}
 		cfg.WorkDir = d
 	}
+	if *sideBySide && !cfg.Rolling {
+		fail("-side-by-side compares the phases of -rolling")
+	}
 	cfg.Bin = *bin
-	if cfg.Bin == "" {
-		b, err := chaos.BuildApp(ctx, cfg.WorkDir)
-		if err != nil {
-			fail(err.Error())
-		}
-		cfg.Bin = b
+	if cfg.Bin == "" && !*kstreams {
+		cfg.Bin = must(chaos.BuildApp(ctx, cfg.WorkDir))
 	}
 	cfg.Out = os.Stdout
-	sum, _ := chaos.Run(ctx, cfg)
+	if !*sideBySide {
+		if *kstreams {
+			cfg.Bin = must(chaos.KStreamsApp(ctx))
+		}
+		sum, _ := chaos.Run(ctx, cfg)
+		fmt.Println(sum)
+		exitFor(sum, cfg)
+		return
+	}
+	ks := cfg
+	ks.Bin = must(chaos.KStreamsApp(ctx))
+	fmt.Println("chaos: streamgen")
+	sum, ours := chaos.Run(ctx, cfg)
 	fmt.Println(sum)
+	fmt.Println("chaos: Kafka Streams")
+	ksSum, theirs := chaos.Run(ctx, ks)
+	fmt.Println(ksSum)
+	if len(ours) > 0 && len(theirs) > 0 {
+		chaos.PhaseTable(os.Stdout, ours[0].Phases, theirs[0].Phases)
+	}
+	exitFor(sum, cfg)
+	exitFor(ksSum, ks)
+}
+
+// exitFor exits 1 when a run of sum failed or did not happen.
+func exitFor(sum chaos.Summary, cfg chaos.Config) {
 	if sum.Failed > 0 || sum.Runs < cfg.Runs {
 		os.Exit(1)
 	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		fail(err.Error())
+	}
+	return s
 }
 
 func fail(msg string) {
