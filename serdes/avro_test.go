@@ -14,7 +14,7 @@ import (
 // the reference the Avro primitives must equal byte for byte.
 func hambaBytes(t testing.TB, schema string, v any) []byte {
 	t.Helper()
-	b, err := avro.Marshal(avro.MustParse(schema), v)
+	b, err := avro.Config{}.Freeze().Marshal(hambaSchema(t, schema), v)
 	if err != nil {
 		t.Fatalf("hamba encode %v as %s: %v", v, schema, err)
 	}
