@@ -137,7 +137,7 @@ func (c *avroCompiler) plan(w, r *avroNode) (*avroPlan, error) {
 		for _, wb := range w.branches {
 			bp, err := c.plan(wb, r)
 			if err != nil {
-				bp = &avroPlan{op: opFail, fail: "the writer's " + wb.describe() + " cannot be read: " + err.Error()}
+				bp = &avroPlan{op: opFail, fail: err.Error()}
 			}
 			p.branches = append(p.branches, bp)
 		}
@@ -405,7 +405,11 @@ func (p *avroPlan) runRecord(in, out []byte, depth int) ([]byte, []byte, error) 
 		return in, out, nil
 	}
 	start := len(out)
-	segs := make([][2]int, p.nReader)
+	var small [16][2]int // no allocation for most records
+	segs := small[:min(p.nReader, len(small))]
+	if p.nReader > len(small) {
+		segs = make([][2]int, p.nReader)
+	}
 	for _, f := range p.fields {
 		if f.target < 0 {
 			in, err = skipValue(f.skip, in, depth+1)

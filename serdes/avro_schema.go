@@ -258,7 +258,7 @@ func (p *avroParser) enum(n *avroNode, o map[string]any) error {
 }
 
 // encodeDefault is the Avro binary encoding of a field's default value,
-// the JSON def, under schema n (for a union, its first branch).
+// the JSON def, under schema n (for a union, the first branch it fits).
 func encodeDefault(out []byte, def json.RawMessage, n *avroNode, depth int) ([]byte, error) {
 	if depth > MaxDepth {
 		return nil, fmt.Errorf("default nested deeper than %d", MaxDepth)
@@ -334,10 +334,14 @@ func encodeJSONValue(out []byte, v any, n *avroNode, depth int) ([]byte, error) 
 		}
 		return bad()
 	case avroUnion:
-		if len(n.branches) == 0 {
-			return bad()
+		// The first branch the value fits (Avro 1.12; earlier specs
+		// required the first branch, which this still reads).
+		for i, b := range n.branches {
+			if enc, err := encodeJSONValue(AppendAvroLong(out, int64(i)), v, b, depth); err == nil {
+				return enc, nil
+			}
 		}
-		return encodeJSONValue(append(out, 0), v, n.branches[0], depth)
+		return bad()
 	}
 	return encodeJSONComposite(out, v, n, depth)
 }
