@@ -60,7 +60,7 @@ var kinds = []kind{
 	{prefix: "chaos/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "interop/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
 	{prefix: "bench/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}},
-	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go", "streamgen_json.go"}},
+	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go", "streamgen_json.go", "streamgen_avro.go", "streamgen_protobuf.go"}},
 	{prefix: "gen/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true}, build: true,
 		only: []string{"streamgen_records.go", "streamgen_records_test.go"}},
 	{prefix: "conformance/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},
