@@ -103,6 +103,7 @@ type Engine struct {
 	sourceSubs []*engine.SubTopology
 	taskParts  map[int]int     // sub-topology → task count
 	changelogs map[string]bool // changelog topics (read-only after setup)
+	internal   []internalTopic // the internal topics setup planned
 	instanceID string
 	unlock     func()
 	base       *kgo.Client // admin and metadata

@@ -101,6 +101,7 @@ func (e *Engine) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	e.internal = internal
 	for _, s := range e.sourceSubs {
 		if err := engine.CheckCopartitioned(s, func(t string) int { return e.parts[t] }); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
