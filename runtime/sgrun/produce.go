@@ -118,7 +118,7 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 	if err != nil {
 		return err
 	}
-	if err := f.bindRegistry(ctx, app, false, false, nil); err != nil {
+	if err := f.bindRegistry(ctx, app, false, writesAll, nil); err != nil {
 		return err
 	}
 	in, name := stdin, "stdin"

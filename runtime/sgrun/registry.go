@@ -38,12 +38,14 @@ func addRegistryFlags(fs *flag.FlagSet, r *registryFlags) {
 
 // bindRegistry binds the app's registry serdes before records flow: to
 // the registry --registry names, or under --embedded without one to the
-// in-memory registry. It looks every schema up (registers it with
-// --registry-auto-register), so a subject that lacks the app's schema
-// stops the start with the topic and subject named.
-// A reader (consume) binds with readOnly: it needs writer schemas by id
-// only, so a subject without the app's schema is no error there.
-func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded, readOnly bool, log *slog.Logger) error {
+// in-memory registry. A side of a topic the command writes (writes says
+// which) must find its schema under its subject, or register it with
+// --registry-auto-register: a subject that lacks it stops the start with
+// the topic and subject named, before a record is written that no reader
+// could resolve. A side it only reads needs nothing up front, since
+// readers fetch each writer's schema by id: its schema is looked up, for
+// the decoder's fast path, but never registered, and a miss is no error.
+func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded bool, writes func(topic string) bool, log *slog.Logger) error {
 	if len(app.Registry) == 0 {
 		return nil
 	}
@@ -71,13 +73,21 @@ func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded, 
 		return fmt.Errorf("%w: %s: %s is in a registry format: set --registry or STREAMGEN_REGISTRY_URL", sgkafka.ErrConfig, c.cmd, app.Registry[0].Subject())
 	}
 	for _, b := range app.Registry {
-		err := b.BindRegistry(ctx, reg, register)
-		if err != nil && !readOnly {
+		if !writes(b.Subject().Topic) {
+			_ = b.BindRegistry(ctx, reg, false) // bound either way: it reads by id
+			continue
+		}
+		if err := b.BindRegistry(ctx, reg, register); err != nil {
 			return fmt.Errorf("%w: %s: %w", sgkafka.ErrConfig, c.cmd, err)
 		}
 	}
 	return nil
 }
+
+// writesAll and writesNone are the writes of bindRegistry for produce,
+// which may write any topic, and consume, which writes none.
+func writesAll(string) bool  { return true }
+func writesNone(string) bool { return false }
 
 func (c *connFlags) autoRegister(embedded bool) (bool, error) {
 	if c.registry.autoRegister == "" {

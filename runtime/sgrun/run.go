@@ -238,7 +238,12 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		defer stop()
 		brokers, sec = addrs, nil
 	}
-	if err := f.bindRegistry(ctx, app, f.embedded, false, slogger); err != nil {
+	// The topology's sinks are what run writes, and --input's topics too.
+	writes := tp.Writes
+	if f.input != "" {
+		writes = writesAll
+	}
+	if err := f.bindRegistry(ctx, app, f.embedded, writes, slogger); err != nil {
 		return err
 	}
 	httpSec, err := f.query.security()
