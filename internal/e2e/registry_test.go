@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,4 +78,92 @@ func TestProduceConsumeRoundTripRegistryFormats(t *testing.T) {
 	// From here the schemas are registered, as in production: no
 	// auto-register.
 	roundTrip(t, bin, registryToolTopics, input, flags...)
+}
+
+// TestRegistryDeadLetters runs the app on records of tools-avro that do
+// not decode, written as another producer might: bytes without the magic
+// byte, an id the registry does not know, and the app's own id before a
+// body cut short. Each goes to tools-dlq with the KIP-1034 headers naming
+// its topic, partition and offset; the good records around them go on to
+// tools-out, and consume names each bad one's position.
+func TestRegistryDeadLetters(t *testing.T) {
+	appID := uniqueID("tools-registry")
+	bin, flags := registrySetup(t, map[string]int32{"tools-avro": 3, "tools-out": 1, "tools-dlq": 1})
+	good := `{"topic":"tools-avro","key":"g1","value":{"id":"one","tag":{"name":"a","weight":1}},"timestamp":1772445600000,"partition":0}
+{"topic":"tools-avro","key":"g2","value":{"id":"two","tag":{"name":"b","weight":2}},"timestamp":1772445601000,"partition":1}
+`
+	mustTool(t, bin, []byte(good), append([]string{"produce", "--registry-auto-register", "true"}, flags...)...)
+	cl := registrytest.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	own, err := cl.SchemaByVersion(ctx, "tools-avro-value", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	framed := func(id uint32, body ...byte) []byte {
+		return append(binary.BigEndian.AppendUint32([]byte{0}, id), body...)
+	}
+	bad := []struct {
+		key       string
+		partition int32
+		offset    int64 // where it lands: after the good records produced above
+		value     []byte
+		message   string // the start of the dead letter's message
+	}{
+		{"b1", 0, 1, []byte("not avro"), "streamgen: deserialization failed: value: streamgen: decode at offset 0: " +
+			"schema registry wire format: magic byte 0x6e, want 0x00"},
+		{"b2", 1, 1, framed(0x7ffffff0, 0x06, 'o', 'n', 'e'), "streamgen: deserialization failed: value: streamgen: decode at offset 1: " +
+			"schema id 2147483632: unknown to the registry at " + registrytest.URL(t)},
+		{"b3", 2, 0, framed(uint32(own.ID), 0x06, 'o', 'n'), "streamgen: deserialization failed: value: streamgen: decode id at offset 5: "},
+	}
+	var lines strings.Builder
+	for i, b := range bad {
+		fmt.Fprintf(&lines, `{"topic":"tools-avro","key":%q,"value":%q,"timestamp":%d,"partition":%d,"headers":{"trace":"t-%s"}}`+"\n",
+			base64.StdEncoding.EncodeToString([]byte(b.key)), base64.StdEncoding.EncodeToString(b.value), 1772445610000+int64(i)*1000, b.partition, b.key)
+	}
+	mustTool(t, bin, []byte(lines.String()), append([]string{"produce", "--raw"}, flags...)...)
+	mustTool(t, bin, []byte(`{"topic":"tools-avro","key":"g3","value":{"id":"three"},"timestamp":1772445620000,"partition":0}`), append([]string{"produce"}, flags...)...)
+
+	// consume names each bad record's position, and goes on.
+	out, errOut, code := tool(t, bin, nil, append(append([]string{"consume"}, flags...), "tools-avro")...)
+	if n := len(splitLines(t, out)); code != 1 || n != 3 || !strings.Contains(errOut, "3 record(s) did not decode") {
+		t.Errorf("consume of tools-avro: exit %d, %d good lines, want exit 1 and 3\n%s", code, n, errOut)
+	}
+	for _, b := range bad {
+		if at := fmt.Sprintf(`topic "tools-avro" partition %d offset %d`, b.partition, b.offset); !strings.Contains(errOut, at) {
+			t.Errorf("consume does not report %s:\n%s", at, errOut)
+		}
+	}
+
+	p := startProc(t, appID, bin, append([]string{"run", "--application-id", appID, "--state-dir", t.TempDir(), "--until-idle", "3s"}, flags...)...)
+	if err := p.wait(2 * time.Minute); err != nil {
+		p.dumpStderr(40)
+		t.Fatalf("run: %v", err)
+	}
+	dlq := readCommitted(t, "tools-dlq")
+	if len(dlq) != len(bad) {
+		t.Errorf("tools-dlq holds %d records, want the %d bad ones", len(dlq), len(bad))
+	}
+	for _, g := range dlq {
+		for _, b := range bad {
+			if string(g.Key) != b.key {
+				continue
+			}
+			if string(g.Value) != string(b.value) {
+				t.Errorf("dead letter %s = %x, want the original %x", b.key, g.Value, b.value)
+			}
+			w := deadLetterWant{topic: "tools-avro", partition: b.partition, offset: b.offset, trace: "t-" + b.key,
+				exception: "org.apache.kafka.common.errors.SerializationException", message: b.message}
+			if err := checkDeadLetterHeaders(g.Headers, w); err != nil {
+				t.Errorf("dead letter %s (tools-avro[%d]@%d): %v; headers = %q", b.key, b.partition, b.offset, err, g.Headers)
+			}
+		}
+	}
+	var outKeys []string
+	for _, r := range readCommitted(t, "tools-out") {
+		outKeys = append(outKeys, string(r.Key))
+	}
+	if slices.Sort(outKeys); !slices.Equal(outKeys, []string{"g1", "g2", "g3"}) {
+		t.Errorf("tools-out holds %q, want the good records g1, g2, g3", outKeys)
+	}
 }
