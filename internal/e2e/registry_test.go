@@ -55,12 +55,15 @@ func TestProduceConsumeRoundTripRegistryFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A registry that holds none of the app's schemas: produce refuses,
-	// naming the side, the subject and the way out; with auto-register it
-	// registers them.
+	// A registry that holds none of the app's schemas: produce stops at
+	// the first line, naming the side, the subject and the way out; with
+	// auto-register it registers the schemas of the topics the file
+	// writes, and only those.
 	_, errOut, code := tool(t, bin, input, append([]string{"produce"}, flags...)...)
-	if code != 1 || !strings.Contains(errOut, `(subject "tools-`) || !strings.Contains(errOut, "--registry-auto-register") {
-		t.Fatalf("produce with no schema registered: exit %d\n%s", code, errOut)
+	want := `stdin:1: topic "tools-jsonschema": value (subject "tools-jsonschema-value"): the registry at ` + registrytest.URL(t) +
+		` does not hold this schema under the subject (register it, or run with --registry-auto-register)`
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "produced 0 records") {
+		t.Fatalf("produce with no schema registered: exit %d, want 1 and %s\n%s", code, want, errOut)
 	}
 	mustTool(t, bin, input, append([]string{"produce", "--registry-auto-register", "true"}, flags...)...)
 	cl := registrytest.Client(t)
@@ -68,10 +71,14 @@ func TestProduceConsumeRoundTripRegistryFormats(t *testing.T) {
 	defer cancel()
 	for subject, typ := range registrySubjects {
 		s, err := cl.SchemaByVersion(ctx, subject, -1)
-		if err != nil {
+		switch {
+		case subject == "tools-out-value":
+			if err == nil {
+				t.Errorf("produce registered %s, a topic the file does not write", subject)
+			}
+		case err != nil:
 			t.Fatalf("subject %s after produce --registry-auto-register: %v", subject, err)
-		}
-		if s.Type != typ {
+		case s.Type != typ:
 			t.Errorf("subject %s holds a %v schema, want %v", subject, s.Type, typ)
 		}
 	}
@@ -83,7 +90,7 @@ func TestProduceConsumeRoundTripRegistryFormats(t *testing.T) {
 // TestRegistryDeadLetters runs the app on records of tools-avro that do
 // not decode, written as another producer might: bytes without the magic
 // byte, an id the registry does not know, and the app's own id before a
-// body cut short. Each goes to tools-dlq with the KIP-1034 headers naming
+// body cut short (produce, run and consume as a user runs them). Each goes to tools-dlq with the KIP-1034 headers naming
 // its topic, partition and offset; the good records around them go on to
 // tools-out, and consume names each bad one's position.
 func TestRegistryDeadLetters(t *testing.T) {
@@ -135,7 +142,15 @@ func TestRegistryDeadLetters(t *testing.T) {
 		}
 	}
 
-	p := startProc(t, appID, bin, append([]string{"run", "--application-id", appID, "--state-dir", t.TempDir(), "--until-idle", "3s"}, flags...)...)
+	// run writes tools-out, whose schema nobody registered yet: it
+	// refuses to start, naming that side alone (the sides it only reads,
+	// or never touches, need nothing); with auto-register it registers it.
+	runArgs := append([]string{"run", "--application-id", appID, "--state-dir", t.TempDir(), "--until-idle", "3s"}, flags...)
+	_, errOut, code = tool(t, bin, nil, runArgs...)
+	if want := `topic "tools-out" value (subject "tools-out-value"): the registry at `; code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("run with tools-out-value unregistered: exit %d, want 1 and %s\n%s", code, want, errOut)
+	}
+	p := startProc(t, appID, bin, append(runArgs, "--registry-auto-register", "true")...)
 	if err := p.wait(2 * time.Minute); err != nil {
 		p.dumpStderr(40)
 		t.Fatalf("run: %v", err)

@@ -2,6 +2,7 @@ package sgrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -118,7 +119,8 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 	if err != nil {
 		return err
 	}
-	if err := f.bindRegistry(ctx, app, false, writesAll, nil); err != nil {
+	bindWrites, err := f.bindRegistry(ctx, app, false, writesNone, nil)
+	if err != nil {
 		return err
 	}
 	in, name := stdin, "stdin"
@@ -131,8 +133,11 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 		in, name = fh, f.file
 	}
 	var codecs sgreplay.Codecs = app
-	if f.raw {
+	switch {
+	case f.raw:
 		codecs = rawCodecs{}
+	case bindWrites != nil:
+		codecs = &bindingCodecs{Codecs: app, bind: bindWrites, bound: map[string]error{}}
 	}
 	st, err := produceLines(ctx, splitList(f.brokers), sec, codecs, in, name)
 	st.report(stderr, name)
@@ -293,4 +298,43 @@ func topicPartitions(ctx context.Context, adm *kadm.Client) func(topic string) (
 		parts[topic] = int32(len(td.Partitions))
 		return parts[topic], nil
 	}
+}
+
+// bindingCodecs are produce's codecs of an app with registry-format
+// sides: the first line naming a topic binds that topic's sides for
+// writing (its schemas looked up, or registered), so a file that seeds
+// one topic needs only that topic's schemas registered, and a missing one
+// stops the command at that line.
+type bindingCodecs struct {
+	sgreplay.Codecs
+	bind  func(topic string) error
+	bound map[string]error // by topic: the binding's outcome
+}
+
+func (c *bindingCodecs) Codec(topic string) sgreplay.TopicCodec {
+	tc := c.Codecs.Codec(topic)
+	if tc == nil {
+		return nil
+	}
+	return bindingCodec{TopicCodec: tc, c: c}
+}
+
+// bindingCodec is one topic's codec of bindingCodecs.
+type bindingCodec struct {
+	sgreplay.TopicCodec
+	c *bindingCodecs
+}
+
+func (b bindingCodec) EncodeJSON(key, value json.RawMessage) (k, v []byte, err error) {
+	topic := b.Name()
+	err, done := b.c.bound[topic]
+	if !done {
+		err = b.c.bind(topic)
+		b.c.bound[topic] = err
+	}
+	if err != nil {
+		// The line's error names the topic already: say the side.
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("topic %q ", topic)))
+	}
+	return b.TopicCodec.EncodeJSON(key, value)
 }

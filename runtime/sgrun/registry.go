@@ -45,20 +45,23 @@ func addRegistryFlags(fs *flag.FlagSet, r *registryFlags) {
 // could resolve. A side it only reads needs nothing up front, since
 // readers fetch each writer's schema by id: its schema is looked up, for
 // the decoder's fast path, but never registered, and a miss is no error.
-func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded bool, writes func(topic string) bool, log *slog.Logger) error {
+// The returned bindWrites binds the sides of one more topic as written
+// (produce, at the first line naming the topic), its error naming the
+// side and the subject; nil when the app has no registry-format side.
+func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded bool, writes func(topic string) bool, log *slog.Logger) (bindWrites func(topic string) error, err error) {
 	if len(app.Registry) == 0 {
-		return nil
+		return nil, nil
 	}
 	register, err := c.autoRegister(embedded)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var reg serdes.Registry
 	switch {
 	case c.registry.url != "":
 		cl, err := c.registryClient()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		reg = cl
 		if log != nil {
@@ -70,22 +73,39 @@ func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded b
 			log.Info("schema registry in memory (--embedded without --registry)", "auto_register", register)
 		}
 	default:
-		return fmt.Errorf("%w: %s: %s is in a registry format: set --registry or STREAMGEN_REGISTRY_URL", sgkafka.ErrConfig, c.cmd, app.Registry[0].Subject())
+		return nil, fmt.Errorf("%w: %s: %s is in a registry format: set --registry or STREAMGEN_REGISTRY_URL", sgkafka.ErrConfig, c.cmd, app.Registry[0].Subject())
+	}
+	bindWrites = func(topic string) error {
+		for _, b := range app.Registry {
+			if b.Subject().Topic != topic {
+				continue
+			}
+			if err := b.BindRegistry(ctx, reg, register); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, b := range app.Registry {
 		if !writes(b.Subject().Topic) {
 			_ = b.BindRegistry(ctx, reg, false) // bound either way: it reads by id
-			continue
-		}
-		if err := b.BindRegistry(ctx, reg, register); err != nil {
-			return fmt.Errorf("%w: %s: %w", sgkafka.ErrConfig, c.cmd, err)
 		}
 	}
-	return nil
+	written := map[string]bool{}
+	for _, b := range app.Registry {
+		if t := b.Subject().Topic; writes(t) && !written[t] {
+			written[t] = true
+			if err := bindWrites(t); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", sgkafka.ErrConfig, c.cmd, err)
+			}
+		}
+	}
+	return bindWrites, nil
 }
 
-// writesAll and writesNone are the writes of bindRegistry for produce,
-// which may write any topic, and consume, which writes none.
+// writesAll and writesNone are the writes of bindRegistry for run
+// --input, which may write any topic, and for consume and produce, which
+// write none up front (produce binds each topic at its first line).
 func writesAll(string) bool  { return true }
 func writesNone(string) bool { return false }
 

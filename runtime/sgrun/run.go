@@ -243,7 +243,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	if f.input != "" {
 		writes = writesAll
 	}
-	if err := f.bindRegistry(ctx, app, f.embedded, writes, slogger); err != nil {
+	if _, err := f.bindRegistry(ctx, app, f.embedded, writes, slogger); err != nil {
 		return err
 	}
 	httpSec, err := f.query.security()
