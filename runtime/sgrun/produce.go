@@ -132,12 +132,9 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 		defer fh.Close()
 		in, name = fh, f.file
 	}
-	var codecs sgreplay.Codecs = app
-	switch {
-	case f.raw:
+	codecs := writingCodecs(app, bindWrites)
+	if f.raw {
 		codecs = rawCodecs{}
-	case bindWrites != nil:
-		codecs = &bindingCodecs{Codecs: app, bind: bindWrites, bound: map[string]error{}}
 	}
 	st, err := produceLines(ctx, splitList(f.brokers), sec, codecs, in, name)
 	st.report(stderr, name)
@@ -236,13 +233,13 @@ func produceLines(ctx context.Context, brokers []string, sec []kgo.Opt, codecs s
 
 // produceInput is run --input: the records of a replay-format file,
 // produced before the engine starts.
-func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sgapp.App, path string) (int, error) {
+func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, codecs sgreplay.Codecs, path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("streamgen: --input: %w", err)
 	}
 	defer f.Close()
-	st, err := produceLines(ctx, brokers, sec, app, f, path)
+	st, err := produceLines(ctx, brokers, sec, codecs, f, path)
 	if err != nil {
 		return st.n, fmt.Errorf("streamgen: --input %w", err)
 	}
@@ -298,6 +295,16 @@ func topicPartitions(ctx context.Context, adm *kadm.Client) func(topic string) (
 		parts[topic] = int32(len(td.Partitions))
 		return parts[topic], nil
 	}
+}
+
+// writingCodecs are the codecs produce and run --input write with:
+// the app's, binding each topic's registry sides at its first line
+// (bindWrites, from bindRegistry; nil when the app has none).
+func writingCodecs(app *sgapp.App, bindWrites func(topic string) error) sgreplay.Codecs {
+	if bindWrites == nil {
+		return app
+	}
+	return &bindingCodecs{Codecs: app, bind: bindWrites, bound: map[string]error{}}
 }
 
 // bindingCodecs are produce's codecs of an app with registry-format

@@ -103,10 +103,9 @@ func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded b
 	return bindWrites, nil
 }
 
-// writesAll and writesNone are the writes of bindRegistry for run
-// --input, which may write any topic, and for consume and produce, which
-// write none up front (produce binds each topic at its first line).
-func writesAll(string) bool  { return true }
+// writesNone is the writes of bindRegistry for consume and produce,
+// which write nothing up front (produce binds each topic at its first
+// line).
 func writesNone(string) bool { return false }
 
 func (c *connFlags) autoRegister(embedded bool) (bool, error) {
