@@ -63,6 +63,9 @@ var kinds = []kind{
 	{prefix: "bench/serde/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true, OmitTests: true}, only: []string{"streamgen_records.go", "streamgen_json.go", "streamgen_avro.go", "streamgen_protobuf.go"}},
 	{prefix: "gen/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitVersionMarkers: true}, build: true,
 		only: []string{"streamgen_records.go", "streamgen_records_test.go"}},
+	// The e2e tests' own apps: binaries their tests build (go build ./...
+	// skips testdata), so nothing of a test package is generated.
+	{prefix: "internal/e2e/testdata/", cfg: gen.Config{SpecPath: "streamgen.yaml", OmitTests: true}},
 	{prefix: "conformance/scenarios/", cfg: gen.Config{SpecPath: "streamgen.yaml"}, uncommitted: true},
 	// The type check's test packages (one imports a package that does not
 	// exist, so the check must fall back) and the rendered init project:

@@ -18,6 +18,7 @@ import (
 	"github.com/streamgen/streamgen/internal/registrytest"
 	"github.com/streamgen/streamgen/runtime/sgregistry"
 	"github.com/streamgen/streamgen/runtime/sgrun"
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // This app on the real broker and the real schema registry
@@ -120,5 +121,77 @@ func TestRealRegistryRoundTrip(t *testing.T) {
 	got, err := sgRegistryOutValue.Decode(rec.Value)
 	if err != nil || got.S != in.S || got.I64 != in.I64 || got.Status != in.Status || got.Leaf.Name != "l1" {
 		t.Errorf("out read back = %+v, %v", got, err)
+	}
+}
+
+// TestRealRegistryReadSidesNeedNothing checks that run looks up (or
+// registers) only the schemas of the sides it writes: "in" and "leaves"
+// are only read, so their subjects may stay empty, and a record on "in"
+// written under another writer's subject is read by its id.
+func TestRealRegistryReadSidesNeedNothing(t *testing.T) {
+	url := registrytest.URL(t)
+	freshTopics(t)
+	foreign := "jsonschema-foreign-writer"
+	registrytest.DeleteSubjects(t, append(appSubjects, foreign)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reg, err := sgregistry.New(sgregistry.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whoever owns the output subjects registered them; the input's
+	// producer registered its schema under a subject of its own.
+	for _, s := range []serdes.RegistryBinder{sgRegistryOutValue, sgRegistryByRecordKey, sgRegistryByRecordValue} {
+		if err := s.BindRegistry(ctx, reg, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writer := serdes.NewRegistrySerde[*Everything](serdes.JSONSchema[Everything](serdes.JSONOptions{}, EverythingJSONSchema),
+		serdes.Subject{Topic: "in", Strategy: serdes.RecordNameStrategy, Record: foreign})
+	if err := writer.BindRegistry(ctx, reg, true); err != nil {
+		t.Fatal(err)
+	}
+	v, err := writer.Append(nil, &Everything{S: "foreign", Leaf: Leaf{Name: "l2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := kafkatest.Client(t)
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "in", Key: []byte("k1"), Value: v}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	noSubjects := func(when string, subjects ...string) {
+		t.Helper()
+		src := registrytest.Client(t)
+		for _, s := range subjects {
+			if vs, err := src.SubjectVersions(ctx, s); err == nil && len(vs) > 0 {
+				t.Errorf("%s: subject %s of a side the app only reads was registered (versions %v)", when, s, vs)
+			}
+		}
+	}
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- sgrun.RunContext(ctx, NewApp(), runArgs(t, "--until-idle", "5s"), &out, &errOut) }()
+	rec := kafkatest.ReadOne(t, ctx, "out")
+	if code := <-done; code != 0 {
+		t.Fatalf("run with only the written sides registered exited %d:\n%s", code, errOut.String())
+	}
+	if got, err := sgRegistryOutValue.Decode(rec.Value); err != nil || got.S != "foreign" || got.Leaf.Name != "l2" {
+		t.Errorf("out = %+v, %v", got, err)
+	}
+	noSubjects("auto-register off", "in-value", "leaves-value")
+
+	// Registering, too, is for the written sides only.
+	registrytest.DeleteSubjects(t, appSubjects...)
+	errOut.Reset()
+	if code := sgrun.RunContext(ctx, NewApp(), runArgs(t, "--registry-auto-register", "true", "--until-idle", "2s"), &out, &errOut); code != 0 {
+		t.Fatalf("run --registry-auto-register true exited %d:\n%s", code, errOut.String())
+	}
+	noSubjects("auto-register on", "in-value", "leaves-value")
+	src := registrytest.Client(t)
+	for _, s := range []string{"out-value", "Leaf", "io.example.Everything"} {
+		if vs, err := src.SubjectVersions(ctx, s); err != nil || len(vs) == 0 {
+			t.Errorf("auto-register on: written side's subject %s not registered: %v %v", s, vs, err)
+		}
 	}
 }

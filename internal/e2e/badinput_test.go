@@ -246,17 +246,35 @@ func checkDeadLetters(t *testing.T, recs []inputRec) {
 		if string(g.Value) != string(r.value) || g.Timestamp.UnixMilli() != r.ts {
 			t.Errorf("dead letter %q = %x@%d, want the original %x@%d", k, g.Value, g.Timestamp.UnixMilli(), r.value, r.ts)
 		}
-		if err := checkDeadLetterHeaders(g.Headers, r); err != nil {
+		if err := checkDeadLetterHeaders(g.Headers, wantDeadLetter(r)); err != nil {
 			t.Errorf("dead letter %q (%s[%d]@%d): %v; headers = %q", k, "payments", r.partition, r.offset, err, g.Headers)
 		}
 	}
 	t.Logf("payments-dlq: %d bad records, each once, headers checked", len(seen))
 }
 
-// checkDeadLetterHeaders checks a dead letter's headers against its input
-// record r: the original trace header first, then KIP-1034's six in Kafka's
-// order and encoding, then the legacy streamgen.error.* four.
-func checkDeadLetterHeaders(hs []kgo.RecordHeader, r inputRec) error {
+// deadLetterWant is what a dead letter's headers must say: where its
+// input record was, its trace header, and its error.
+type deadLetterWant struct {
+	topic     string
+	partition int32
+	offset    int64
+	trace     string
+	exception string
+	message   string // the message's start
+	panicked  bool   // the stack trace starts at the panicking IsLarge
+}
+
+// wantDeadLetter is what the dead letter of the bad payment r says.
+func wantDeadLetter(r inputRec) deadLetterWant {
+	return deadLetterWant{topic: "payments", partition: r.partition, offset: r.offset, trace: "t-" + r.key,
+		exception: badException[r.kind], message: badMessage[r.kind], panicked: r.kind == badPanic}
+}
+
+// checkDeadLetterHeaders checks a dead letter's headers: the original
+// trace header first, then KIP-1034's six in Kafka's order and encoding,
+// then the legacy streamgen.error.* four.
+func checkDeadLetterHeaders(hs []kgo.RecordHeader, w deadLetterWant) error {
 	keys := make([]string, len(hs))
 	h := map[string]string{}
 	for i, x := range hs {
@@ -265,24 +283,24 @@ func checkDeadLetterHeaders(hs []kgo.RecordHeader, r inputRec) error {
 	wantKeys := []string{"trace", "__streams.errors.exception", "__streams.errors.message", "__streams.errors.stacktrace",
 		"__streams.errors.topic", "__streams.errors.partition", "__streams.errors.offset",
 		"streamgen.error.topic", "streamgen.error.partition", "streamgen.error.offset", "streamgen.error.message"}
-	partition, offset := strconv.Itoa(int(r.partition)), strconv.FormatInt(r.offset, 10)
+	partition, offset := strconv.Itoa(int(w.partition)), strconv.FormatInt(w.offset, 10)
 	msg := h["__streams.errors.message"]
 	switch {
 	case !slices.Equal(keys, wantKeys):
 		return fmt.Errorf("header keys %q, want %q", keys, wantKeys)
-	case h["trace"] != "t-"+r.key:
+	case h["trace"] != w.trace:
 		return errors.New("original trace header lost")
-	case h["__streams.errors.exception"] != badException[r.kind]:
-		return fmt.Errorf("exception %q, want %q", h["__streams.errors.exception"], badException[r.kind])
-	case !strings.HasPrefix(msg, badMessage[r.kind]) || strings.Contains(msg, "\n"):
-		return fmt.Errorf("message %q, want one line starting %q", msg, badMessage[r.kind])
-	case !strings.HasPrefix(h["__streams.errors.stacktrace"], badException[r.kind]+": "+msg+"\n"):
+	case h["__streams.errors.exception"] != w.exception:
+		return fmt.Errorf("exception %q, want %q", h["__streams.errors.exception"], w.exception)
+	case !strings.HasPrefix(msg, w.message) || strings.Contains(msg, "\n"):
+		return fmt.Errorf("message %q, want one line starting %q", msg, w.message)
+	case !strings.HasPrefix(h["__streams.errors.stacktrace"], w.exception+": "+msg+"\n"):
 		return errors.New("stack trace does not start with \"exception: message\"")
-	case r.kind == badPanic && !panicFrameFirst.MatchString(h["__streams.errors.stacktrace"]):
+	case w.panicked && !panicFrameFirst.MatchString(h["__streams.errors.stacktrace"]):
 		return errors.New("panic's stack trace does not start at the panicking IsLarge, with no directory")
-	case h["__streams.errors.topic"] != "payments" || h["__streams.errors.partition"] != partition || h["__streams.errors.offset"] != offset:
+	case h["__streams.errors.topic"] != w.topic || h["__streams.errors.partition"] != partition || h["__streams.errors.offset"] != offset:
 		return errors.New("__streams.errors topic, partition or offset do not name the input record")
-	case h["streamgen.error.topic"] != "payments" || h["streamgen.error.partition"] != partition ||
+	case h["streamgen.error.topic"] != w.topic || h["streamgen.error.partition"] != partition ||
 		h["streamgen.error.offset"] != offset || h["streamgen.error.message"] != msg:
 		return errors.New("legacy streamgen.error.* headers differ")
 	}

@@ -1,7 +1,10 @@
 // Package e2e holds the acceptance tests of generated applications on a real
 // Kafka broker: every example's `run` against its `replay`, three instances
-// of one application in a group under exactly-once, and a kill -9 restart
-// that restores only the changelog tail. It has no non-test code.
+// of one application in a group under exactly-once, a kill -9 restart
+// that restores only the changelog tail, and the produce and consume
+// commands; the registry formats' tests (testdata/registryapp) also need
+// the real schema registry, which scripts/with-kafka.sh starts. It has no
+// non-test code.
 //
 // The examples' topic names are fixed by their specs, so these tests run one
 // after another (never t.Parallel) and each recreates the topics it uses.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,20 +21,24 @@ import (
 // app (built from testdata/jsonapp): "in" is a record topic in the json
 // format, "packed" the same record in msgpack. testdata/tools.jsonl is
 // written as consume prints it, so a produce-consume round trip must give
-// it back unchanged but for the partition and offset consume adds.
+// it back unchanged but for the partition and offset consume adds. The
+// registry formats' round trip, with testdata/registryapp, is in
+// registry_test.go.
 
 var toolTopics = map[string]int32{"in": 3, "packed": 3}
 
-func buildJSONApp(t *testing.T) string {
+// buildTestApp returns the binary of the app in testdata/<name>, built
+// once per test run.
+func buildTestApp(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(binDir, "jsonapp")
+	bin := filepath.Join(binDir, name)
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/e2e/testdata/jsonapp")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/e2e/testdata/"+name)
 	cmd.Dir = repoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building jsonapp: %v\n%s", err, out)
+		t.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	return bin
 }
@@ -123,7 +128,7 @@ func texts(ls []toolLine) []string {
 // toolSetup builds the app, makes its topics empty and reads the input.
 func toolSetup(t *testing.T) (bin, brokers string, input []byte) {
 	t.Helper()
-	bin = buildJSONApp(t)
+	bin = buildTestApp(t, "jsonapp")
 	brokers = strings.Join(kafkatest.Brokers(t), ",")
 	recreateTopics(t, toolTopics, "")
 	input, err := os.ReadFile(filepath.Join("testdata", "tools.jsonl"))
@@ -135,30 +140,11 @@ func toolSetup(t *testing.T) (bin, brokers string, input []byte) {
 
 func TestProduceConsumeRoundTrip(t *testing.T) {
 	bin, brokers, input := toolSetup(t)
-	_, report, code := tool(t, bin, input, "produce", "--brokers", brokers)
-	if code != 0 || !strings.Contains(report, "produced 7 records from stdin") {
-		t.Fatalf("produce: exit %d\n%s", code, report)
-	}
-	t.Logf("produce reported:\n%s", report)
-	out1 := mustTool(t, bin, nil, "consume", "--brokers", brokers, "--timeout", "30s", "in", "packed")
-	want, got := splitLines(t, string(input)), splitLines(t, out1)
-	if w, g := texts(want), texts(got); !slices.Equal(w, g) {
-		t.Fatalf("consumed lines differ from the produced file\nwant:\n%s\ngot:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
-	}
-	for _, w := range want {
-		for _, g := range got {
-			if w.text == g.text && w.partition >= 0 && w.partition != g.partition {
-				t.Errorf("line asked for partition %d, consumed from %d: %s", w.partition, g.partition, w.text)
-			}
-		}
-	}
+	out1 := roundTrip(t, bin, toolTopics, input, "--brokers", brokers)
 	// Keyed lines without a partition are spread by the key's murmur2: the
 	// five keys do not all land on one partition.
 	parts := map[int32]bool{}
-	for _, g := range got {
-		if g.partition < 0 || g.offset < 0 {
-			t.Fatalf("consumed line without partition or offset: %s", g.text)
-		}
+	for _, g := range splitLines(t, out1) {
 		parts[g.partition] = true
 	}
 	if len(parts) < 2 {
@@ -179,23 +165,59 @@ func TestProduceConsumeRoundTrip(t *testing.T) {
 	if out := replay(t, bin, replayIn, 3); !bytes.Contains(out, []byte(`"topic":"out","key":"k1"`)) {
 		t.Errorf("replay of the consumed lines of in: no k1 on out:\n%s", out)
 	}
+}
+
+// roundTrip checks produce and consume on topics (made empty first), with
+// input, a file of their records as consume prints them, and flags, the
+// connection flags every command gets: produce then consume gives input's
+// lines back, each on the partition it asks for, with partition and
+// offset added; consume → produce → consume on fresh topics prints the
+// same lines, offsets included; and so does consume --raw → produce --raw.
+// It returns the first consume's output.
+func roundTrip(t *testing.T, bin string, topics map[string]int32, input []byte, flags ...string) string {
+	t.Helper()
+	cmd := func(name string, extra ...string) []string { return slices.Concat([]string{name}, flags, extra) }
+	names := slices.Sorted(maps.Keys(topics))
+	want := splitLines(t, string(input))
+	freshTopics(t, topics)
+	_, report, code := tool(t, bin, input, cmd("produce")...)
+	if code != 0 || !strings.Contains(report, fmt.Sprintf("produced %d records from stdin", len(want))) {
+		t.Fatalf("produce: exit %d\n%s", code, report)
+	}
+	t.Logf("produce reported:\n%s", report)
+	out1 := mustTool(t, bin, nil, cmd("consume", append([]string{"--timeout", "30s"}, names...)...)...)
+	got := splitLines(t, out1)
+	if w, g := texts(want), texts(got); !slices.Equal(w, g) {
+		t.Fatalf("consumed lines differ from the produced file\nwant:\n%s\ngot:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+	}
+	for _, g := range got {
+		if g.partition < 0 || g.offset < 0 {
+			t.Fatalf("consumed line without partition or offset: %s", g.text)
+		}
+		for _, w := range want {
+			if w.text == g.text && w.partition >= 0 && w.partition != g.partition {
+				t.Errorf("line asked for partition %d, consumed from %d: %s", w.partition, g.partition, w.text)
+			}
+		}
+	}
 
 	// ... and produce: on fresh topics, the second consume prints the
 	// first one's lines exactly, partitions and offsets included.
-	raw := mustTool(t, bin, nil, "consume", "--brokers", brokers, "--raw", "in", "packed")
-	freshTopics(t, toolTopics)
-	mustTool(t, bin, []byte(out1), "produce", "--brokers", brokers)
-	out2 := mustTool(t, bin, nil, "consume", "--brokers", brokers, "in", "packed")
+	raw := mustTool(t, bin, nil, cmd("consume", append([]string{"--raw"}, names...)...)...)
+	freshTopics(t, topics)
+	mustTool(t, bin, []byte(out1), cmd("produce")...)
+	out2 := mustTool(t, bin, nil, cmd("consume", names...)...)
 	if !slices.Equal(sortedLines(out1), sortedLines(out2)) {
 		t.Fatalf("consume → produce → consume changed the lines\nfirst:\n%s\nsecond:\n%s", out1, out2)
 	}
 	// --raw both ways carries the bytes as they are.
-	freshTopics(t, toolTopics)
-	mustTool(t, bin, []byte(raw), "produce", "--brokers", brokers, "--raw")
-	out3 := mustTool(t, bin, nil, "consume", "--brokers", brokers, "in", "packed")
+	freshTopics(t, topics)
+	mustTool(t, bin, []byte(raw), cmd("produce", "--raw")...)
+	out3 := mustTool(t, bin, nil, cmd("consume", names...)...)
 	if !slices.Equal(sortedLines(out1), sortedLines(out3)) {
 		t.Fatalf("consume --raw → produce --raw changed the records\nfirst:\n%s\nafter raw:\n%s", out1, out3)
 	}
+	return out1
 }
 
 func sortedLines(s string) []string {

@@ -222,7 +222,7 @@ func consumeCommand(ctx context.Context, app *sgapp.App, f *consumeFlags, stdout
 	if err != nil {
 		return err
 	}
-	if err := f.bindRegistry(ctx, app, false, true, nil); err != nil {
+	if _, err := f.bindRegistry(ctx, app, false, writesNone, nil); err != nil {
 		return err
 	}
 	iso := kgo.ReadUncommitted()

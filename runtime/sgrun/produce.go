@@ -2,6 +2,7 @@ package sgrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -118,7 +119,8 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 	if err != nil {
 		return err
 	}
-	if err := f.bindRegistry(ctx, app, false, false, nil); err != nil {
+	bindWrites, err := f.bindRegistry(ctx, app, false, writesNone, nil)
+	if err != nil {
 		return err
 	}
 	in, name := stdin, "stdin"
@@ -130,7 +132,7 @@ func produceCommand(ctx context.Context, app *sgapp.App, f *produceFlags, stdin 
 		defer fh.Close()
 		in, name = fh, f.file
 	}
-	var codecs sgreplay.Codecs = app
+	codecs := writingCodecs(app, bindWrites)
 	if f.raw {
 		codecs = rawCodecs{}
 	}
@@ -231,13 +233,13 @@ func produceLines(ctx context.Context, brokers []string, sec []kgo.Opt, codecs s
 
 // produceInput is run --input: the records of a replay-format file,
 // produced before the engine starts.
-func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, app *sgapp.App, path string) (int, error) {
+func produceInput(ctx context.Context, brokers []string, sec []kgo.Opt, codecs sgreplay.Codecs, path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("streamgen: --input: %w", err)
 	}
 	defer f.Close()
-	st, err := produceLines(ctx, brokers, sec, app, f, path)
+	st, err := produceLines(ctx, brokers, sec, codecs, f, path)
 	if err != nil {
 		return st.n, fmt.Errorf("streamgen: --input %w", err)
 	}
@@ -293,4 +295,53 @@ func topicPartitions(ctx context.Context, adm *kadm.Client) func(topic string) (
 		parts[topic] = int32(len(td.Partitions))
 		return parts[topic], nil
 	}
+}
+
+// writingCodecs are the codecs produce and run --input write with:
+// the app's, binding each topic's registry sides at its first line
+// (bindWrites, from bindRegistry; nil when the app has none).
+func writingCodecs(app *sgapp.App, bindWrites func(topic string) error) sgreplay.Codecs {
+	if bindWrites == nil {
+		return app
+	}
+	return &bindingCodecs{Codecs: app, bind: bindWrites, bound: map[string]error{}}
+}
+
+// bindingCodecs are produce's codecs of an app with registry-format
+// sides: the first line naming a topic binds that topic's sides for
+// writing (its schemas looked up, or registered), so a file that seeds
+// one topic needs only that topic's schemas registered, and a missing one
+// stops the command at that line.
+type bindingCodecs struct {
+	sgreplay.Codecs
+	bind  func(topic string) error
+	bound map[string]error // by topic: the binding's outcome
+}
+
+func (c *bindingCodecs) Codec(topic string) sgreplay.TopicCodec {
+	tc := c.Codecs.Codec(topic)
+	if tc == nil {
+		return nil
+	}
+	return bindingCodec{TopicCodec: tc, c: c}
+}
+
+// bindingCodec is one topic's codec of bindingCodecs.
+type bindingCodec struct {
+	sgreplay.TopicCodec
+	c *bindingCodecs
+}
+
+func (b bindingCodec) EncodeJSON(key, value json.RawMessage) (k, v []byte, err error) {
+	topic := b.Name()
+	err, done := b.c.bound[topic]
+	if !done {
+		err = b.c.bind(topic)
+		b.c.bound[topic] = err
+	}
+	if err != nil {
+		// The line's error names the topic already: say the side.
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("topic %q ", topic)))
+	}
+	return b.TopicCodec.EncodeJSON(key, value)
 }

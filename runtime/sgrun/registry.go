@@ -38,25 +38,30 @@ func addRegistryFlags(fs *flag.FlagSet, r *registryFlags) {
 
 // bindRegistry binds the app's registry serdes before records flow: to
 // the registry --registry names, or under --embedded without one to the
-// in-memory registry. It looks every schema up (registers it with
-// --registry-auto-register), so a subject that lacks the app's schema
-// stops the start with the topic and subject named.
-// A reader (consume) binds with readOnly: it needs writer schemas by id
-// only, so a subject without the app's schema is no error there.
-func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded, readOnly bool, log *slog.Logger) error {
+// in-memory registry. A side of a topic the command writes (writes says
+// which) must find its schema under its subject, or register it with
+// --registry-auto-register: a subject that lacks it stops the start with
+// the topic and subject named, before a record is written that no reader
+// could resolve. A side it only reads needs nothing up front, since
+// readers fetch each writer's schema by id: its schema is looked up, for
+// the decoder's fast path, but never registered, and a miss is no error.
+// The returned bindWrites binds the sides of one more topic as written
+// (produce, at the first line naming the topic), its error naming the
+// side and the subject; nil when the app has no registry-format side.
+func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded bool, writes func(topic string) bool, log *slog.Logger) (bindWrites func(topic string) error, err error) {
 	if len(app.Registry) == 0 {
-		return nil
+		return nil, nil
 	}
 	register, err := c.autoRegister(embedded)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var reg serdes.Registry
 	switch {
 	case c.registry.url != "":
 		cl, err := c.registryClient()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		reg = cl
 		if log != nil {
@@ -68,16 +73,40 @@ func (c *connFlags) bindRegistry(ctx context.Context, app *sgapp.App, embedded, 
 			log.Info("schema registry in memory (--embedded without --registry)", "auto_register", register)
 		}
 	default:
-		return fmt.Errorf("%w: %s: %s is in a registry format: set --registry or STREAMGEN_REGISTRY_URL", sgkafka.ErrConfig, c.cmd, app.Registry[0].Subject())
+		return nil, fmt.Errorf("%w: %s: %s is in a registry format: set --registry or STREAMGEN_REGISTRY_URL", sgkafka.ErrConfig, c.cmd, app.Registry[0].Subject())
+	}
+	bindWrites = func(topic string) error {
+		for _, b := range app.Registry {
+			if b.Subject().Topic != topic {
+				continue
+			}
+			if err := b.BindRegistry(ctx, reg, register); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, b := range app.Registry {
-		err := b.BindRegistry(ctx, reg, register)
-		if err != nil && !readOnly {
-			return fmt.Errorf("%w: %s: %w", sgkafka.ErrConfig, c.cmd, err)
+		if !writes(b.Subject().Topic) {
+			_ = b.BindRegistry(ctx, reg, false) // bound either way: it reads by id
 		}
 	}
-	return nil
+	written := map[string]bool{}
+	for _, b := range app.Registry {
+		if t := b.Subject().Topic; writes(t) && !written[t] {
+			written[t] = true
+			if err := bindWrites(t); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", sgkafka.ErrConfig, c.cmd, err)
+			}
+		}
+	}
+	return bindWrites, nil
 }
+
+// writesNone is the writes of bindRegistry for consume and produce,
+// which write nothing up front (produce binds each topic at its first
+// line).
+func writesNone(string) bool { return false }
 
 func (c *connFlags) autoRegister(embedded bool) (bool, error) {
 	if c.registry.autoRegister == "" {

@@ -238,7 +238,10 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		defer stop()
 		brokers, sec = addrs, nil
 	}
-	if err := f.bindRegistry(ctx, app, f.embedded, false, slogger); err != nil {
+	// The topology's sinks are what run writes (and --input's topics, bound
+	// as produce binds them).
+	bindWrites, err := f.bindRegistry(ctx, app, f.embedded, tp.Writes, slogger)
+	if err != nil {
 		return err
 	}
 	httpSec, err := f.query.security()
@@ -281,7 +284,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		"guarantee", ec.Guarantee.String(), "commit_interval", ec.CommitInterval.String(), "state_dir", ec.StateDir,
 		"workers", ec.Workers, "standby_replicas", ec.StandbyReplicas, "cache_bytes", ec.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
 	if f.input != "" {
-		n, err := produceInput(ctx, brokers, sec, app, f.input)
+		n, err := produceInput(ctx, brokers, sec, writingCodecs(app, bindWrites), f.input)
 		if err != nil {
 			return err
 		}

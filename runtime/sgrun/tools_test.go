@@ -3,6 +3,7 @@ package sgrun
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -131,5 +132,36 @@ func TestConsumedLineParses(t *testing.T) {
 	rec, _, err := sgreplay.Parse([]byte(`{"topic":"in","key":"a","value":7,"timestamp":5,"partition":2,"offset":41}`), toolApp())
 	if err != nil || rec.Partition != 2 || rec.Timestamp != 5 {
 		t.Fatalf("Parse = %+v, %v", rec, err)
+	}
+}
+
+// TestWritingCodecsBindOnFirstLine checks that produce binds a topic's
+// registry sides once, at the first line naming it, and that a binding
+// error stops each of its lines with the side named once.
+func TestWritingCodecsBindOnFirstLine(t *testing.T) {
+	app := &sgapp.App{ID: "demo", Topics: []sgreplay.TopicCodec{sgreplay.Topic("in", serdes.String, serdes.Int64),
+		sgreplay.Topic("bad", serdes.String, serdes.Int64)}}
+	binds := map[string]int{}
+	codecs := writingCodecs(app, func(topic string) error {
+		binds[topic]++
+		if topic == "bad" {
+			return errors.New(`topic "bad" value (subject "bad-value"): the registry does not hold this schema`)
+		}
+		return nil
+	})
+	if writingCodecs(app, nil) != sgreplay.Codecs(app) {
+		t.Error("an app without registry sides gets wrapped codecs")
+	}
+	for range 3 {
+		if _, _, err := codecs.Codec("in").EncodeJSON(json.RawMessage(`"k"`), json.RawMessage(`1`)); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := codecs.Codec("bad").EncodeJSON(json.RawMessage(`"k"`), json.RawMessage(`1`))
+		if err == nil || err.Error() != `value (subject "bad-value"): the registry does not hold this schema` {
+			t.Errorf("line of a topic whose binding failed: %v", err)
+		}
+	}
+	if binds["in"] != 1 || binds["bad"] != 1 || codecs.Codec("other") != nil {
+		t.Errorf("binds %v, want one per topic; undeclared topic codec %v", binds, codecs.Codec("other"))
 	}
 }

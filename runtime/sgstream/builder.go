@@ -2,6 +2,7 @@ package sgstream
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/streamgen/streamgen/internal/topograph"
@@ -214,6 +215,18 @@ func (tp *topology) Topics() []*engine.TopicSpec {
 
 // Topic returns the spec of a topic, or nil.
 func (tp *topology) Topic(name string) *engine.TopicSpec { return tp.topics[name] }
+
+// Writes reports whether the topology writes topic: a sink names it, as
+// its fixed topic or as one it may choose per record. The runtime binds
+// a registry-format side's own schema only where the app writes it.
+func (h *Topology) Writes(topic string) bool {
+	for _, n := range h.engine().nodes {
+		if slices.Contains(n.Writes, topic) {
+			return true
+		}
+	}
+	return false
+}
 
 // SubTopologyOf returns the sub-topology that reads topic, or nil.
 func (tp *topology) SubTopologyOf(topic string) *engine.SubTopology {

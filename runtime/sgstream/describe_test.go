@@ -54,3 +54,22 @@ func TestDescribedSubTopologiesAreTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestWrites checks which topics a topology writes: fixed and per-record
+// sinks' topics, not the ones it only reads.
+func TestWrites(t *testing.T) {
+	h, err := NewTopology("app", func(b *Builder) {
+		s := Source(b, "src", strSrc("in"))
+		TableSource(b, "tsrc", strSrc("t"), "tstore")
+		To(s, "sink", "out", strSink())
+		ToDynamic(s, "route", func(k, _ string) string { return k }, []string{"a", "b"}, strSink())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for topic, want := range map[string]bool{"out": true, "a": true, "b": true, "in": false, "t": false, "other": false} {
+		if got := h.Writes(topic); got != want {
+			t.Errorf("Writes(%q) = %v, want %v", topic, got, want)
+		}
+	}
+}
