@@ -405,7 +405,7 @@ func (p *avroPlan) runRecord(in, out []byte, depth int) ([]byte, []byte, error) 
 		return in, out, nil
 	}
 	start := len(out)
-	var small [16][2]int // no allocation for most records
+	var small [64][2]int // no allocation for most records
 	segs := small[:min(p.nReader, len(small))]
 	if p.nReader > len(small) {
 		segs = make([][2]int, p.nReader)

@@ -130,7 +130,7 @@ func newerValue(t testing.TB) map[string]any {
 	return v
 }
 
-func resolvedReader(t *testing.T, writer string) func([]byte) (*Everything, error) {
+func resolvedReader(t testing.TB, writer string) func([]byte) (*Everything, error) {
 	t.Helper()
 	read, err := serdes.Avro[Everything](EverythingAvroSchema).Resolve(writer, nil)
 	if err != nil {
@@ -258,4 +258,37 @@ func cutNode(n *Node) {
 		cutNode(&c)
 		n.ByName[k] = c
 	}
+}
+
+// BenchmarkAvroDecode reads the sample record written with the app's own
+// schema (the generated decoder alone) and with a newer writer's (the
+// resolution plan's transcode, then the generated decoder).
+func BenchmarkAvroDecode(b *testing.B) {
+	sample := streamgenSampleEverything(0)
+	own, err := sample.AppendAvro(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	codec := serdes.Avro[Everything](EverythingAvroSchema)
+	newer := newerEverything(b)
+	fromNewer := hambaWrite(b, newer, newerValue(b))
+	read := resolvedReader(b, newer)
+	b.Run("own", func(b *testing.B) {
+		b.SetBytes(int64(len(own)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := codec.Decode(own); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("newer-writer", func(b *testing.B) {
+		b.SetBytes(int64(len(fromNewer)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := read(fromNewer); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
