@@ -131,12 +131,16 @@ var transcodeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // resolvedDecoder is the decoder of bytes written with writer: they are
 // transcoded into the encoding of reader (ResolveAvro) and decoded by
-// decode, the fast path's decoder. An error of decode has no offset in the
+// decode, the fast path's decoder, which reads them as they are when the
+// two encodings agree. An error of decode has no offset in the
 // writer's bytes (it is in the transcoded ones) and keeps only its path.
 func resolvedDecoder[T any](writer, reader string, decode func([]byte) (T, error)) (func([]byte) (T, error), error) {
 	res, err := ResolveAvro(writer, reader)
 	if err != nil {
 		return nil, err
+	}
+	if res.Identity() {
+		return decode, nil
 	}
 	return func(b []byte) (T, error) {
 		buf := transcodeBufs.Get().(*[]byte)

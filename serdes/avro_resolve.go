@@ -31,7 +31,17 @@ import (
 // AvroResolution is a compiled writer-to-reader plan.
 type AvroResolution struct {
 	root *avroPlan
+	// identity is set when every value the writer's schema encodes is
+	// already in the reader's encoding (same fields in the same order,
+	// int read as long, symbols at their indexes, ...): a Java service's
+	// schema for the same record, without the defaults streamgen adds, is
+	// one. Such bytes need no transcode.
+	identity bool
 }
+
+// Identity reports whether the writer's encoding is the reader's, so
+// the reader's decoder reads the writer's bytes as they are.
+func (a *AvroResolution) Identity() bool { return a.identity }
 
 // ResolveAvro compiles the resolution of writer schema text against
 // reader schema text. The error says why the two cannot be resolved,
@@ -50,7 +60,7 @@ func ResolveAvro(writer, reader string) (*AvroResolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AvroResolution{root: root}, nil
+	return &AvroResolution{root: root, identity: root.identity(map[*avroPlan]bool{})}, nil
 }
 
 // Transcode appends to dst the reader's encoding of b, one value written
@@ -405,7 +415,7 @@ func (p *avroPlan) runRecord(in, out []byte, depth int) ([]byte, []byte, error) 
 		return in, out, nil
 	}
 	start := len(out)
-	var small [16][2]int // no allocation for most records
+	var small [64][2]int // no allocation for most records
 	segs := small[:min(p.nReader, len(small))]
 	if p.nReader > len(small) {
 		segs = make([][2]int, p.nReader)
@@ -432,6 +442,47 @@ func (p *avroPlan) runRecord(in, out []byte, depth int) ([]byte, []byte, error) 
 	}
 	n := copy(out[start:], out[mid:])
 	return in, out[:start+n], nil
+}
+
+// identity reports whether p copies every value it reads as it is. A
+// plan met again (a recursive type) is assumed to, so the answer is for
+// the whole of p.
+func (p *avroPlan) identity(seen map[*avroPlan]bool) bool {
+	if seen[p] {
+		return true
+	}
+	seen[p] = true
+	switch p.op {
+	case opCopyVarint, opCopyBool, opCopyFloat, opCopyDouble, opCopyRaw, opCopyFixed, opNull:
+		return true
+	case opRecord:
+		if !p.inOrder || len(p.fields) != p.nReader {
+			return false
+		}
+		for _, f := range p.fields {
+			if f.target < 0 || !f.plan.identity(seen) {
+				return false
+			}
+		}
+		return true
+	case opEnum:
+		for i, to := range p.enumMap {
+			if to != i {
+				return false
+			}
+		}
+		return true
+	case opArray, opMap:
+		return p.elem.identity(seen)
+	case opWriterUnion:
+		for i, b := range p.branches {
+			if b.op != opToReaderUnion || b.index != i || !b.elem.identity(seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // skipPrim consumes one primitive value of a copy op.

@@ -422,3 +422,36 @@ func FuzzAvroTranscode(f *testing.F) {
 		}
 	})
 }
+
+// TestAvroResolveIdentity: a writer whose encoding is the reader's needs
+// no transcode, as a Java service's schema of the same record without
+// streamgen's defaults.
+func TestAvroResolveIdentity(t *testing.T) {
+	enum := func(syms string) string { return `{"type":"enum","name":"E","symbols":[` + syms + `]}` }
+	reader := rec("R", fld("a", `"long"`, `"default":0`), fld("e", enum(`"X","Y"`), `"default":"X"`),
+		fld("o", `["null","R"]`, `"default":null`), fld("l", `{"type":"array","items":"bytes"}`, `"default":[]`))
+	for _, c := range []struct {
+		writer string
+		want   bool
+	}{
+		{reader, true},
+		{rec("R", fld("a", `"int"`), fld("e", enum(`"X"`)), fld("o", `["null","R"]`), fld("l", `{"type":"array","items":"string"}`)), true},
+		{rec("R", fld("a", `"long"`), fld("e", enum(`"Y","X"`)), fld("o", `["null","R"]`), fld("l", `{"type":"array","items":"bytes"}`)), false},
+		{rec("R", fld("a", `"long"`), fld("e", enum(`"X"`)), fld("o", `"R"`), fld("l", `{"type":"array","items":"bytes"}`)), false},
+		{rec("R", fld("a", `"long"`), fld("e", enum(`"X"`)), fld("o", `["R","null"]`), fld("l", `{"type":"array","items":"bytes"}`)), false},
+		{rec("R", fld("a", `"long"`), fld("e", enum(`"X"`)), fld("o", `["null","R"]`)), false},
+		{rec("R", fld("e", enum(`"X"`)), fld("a", `"long"`), fld("o", `["null","R"]`), fld("l", `{"type":"array","items":"bytes"}`)), false},
+		{rec("R", fld("a", `"long"`), fld("e", enum(`"X"`)), fld("o", `["null","R"]`), fld("l", `{"type":"array","items":"bytes"}`), fld("z", `"int"`)), false},
+	} {
+		res, err := ResolveAvro(c.writer, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Identity() != c.want {
+			t.Errorf("writer %s: identity %v, want %v", c.writer, res.Identity(), c.want)
+		}
+	}
+	if res, _ := ResolveAvro(`"int"`, `"float"`); res.Identity() {
+		t.Error("int read as float is an identity")
+	}
+}
