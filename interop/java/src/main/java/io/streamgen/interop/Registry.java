@@ -1,0 +1,125 @@
+package io.streamgen.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.avro.generic.GenericEnumSymbol;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * What the registry scenarios share: the configuration of Apicurio's Kafka serdes, as a Java
+ * service sets it up, and the conversion of the records they return into canonical JSON.
+ */
+final class Registry {
+  private Registry() {}
+
+  /**
+   * apicurioUrl is the registry's native API, the only one Apicurio's 3.x Java serdes speak:
+   * the Go side is given the Confluent-compatible URL (…/apis/ccompat/v7) of the same server.
+   * Both name a schema by the same id (Apicurio's content id), which the serdes write in the
+   * Confluent framing (magic byte 0, 4-byte id) by default.
+   */
+  static String apicurioUrl(Env env) {
+    if (env.registry == null) {
+      throw new IllegalStateException("interop: this scenario needs a schema registry");
+    }
+    int i = env.registry.indexOf("/apis/");
+    return (i < 0 ? env.registry : env.registry.substring(0, i)) + "/apis/registry/v3";
+  }
+
+  /**
+   * serdeConfig is what every serde of the suite is configured with: the registry, and
+   * auto-registration of the writer's schema under the topic's subject (TopicNameStrategy,
+   * Apicurio's TopicIdStrategy: artifact "<topic>-value" in the default group, which is the
+   * subject the Confluent API shows).
+   */
+  static Map<String, Object> serdeConfig(Env env) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("apicurio.registry.url", apicurioUrl(env));
+    c.put("apicurio.registry.auto-register", true);
+    return c;
+  }
+
+  /** serde configures a value serde of Apicurio's with serdeConfig plus extra settings. */
+  static <T> Serde<T> serde(Serde<T> s, Env env, Map<String, Object> extra) {
+    Map<String, Object> c = serdeConfig(env);
+    c.putAll(extra);
+    s.configure(c, false);
+    return s;
+  }
+
+  static <T> Serializer<T> serializer(Serializer<T> s, Env env, Map<String, Object> extra) {
+    Map<String, Object> c = serdeConfig(env);
+    c.putAll(extra);
+    s.configure(c, false);
+    return s;
+  }
+
+  static <T> Deserializer<T> deserializer(Deserializer<T> d, Env env, Map<String, Object> extra) {
+    Map<String, Object> c = serdeConfig(env);
+    c.putAll(extra);
+    d.configure(c, false);
+    return d;
+  }
+
+  /**
+   * json turns what Avro's generic API returns (records, maps, arrays, Utf8, ByteBuffer, enum
+   * symbols, boxed numbers; timestamp-millis stays a long) into JSON, for Env.canonical.
+   */
+  static JsonNode json(Object v) {
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    if (v == null) {
+      return f.nullNode();
+    }
+    if (v instanceof GenericRecord r) {
+      ObjectNode o = f.objectNode();
+      for (org.apache.avro.Schema.Field fd : r.getSchema().getFields()) {
+        o.set(fd.name(), json(r.get(fd.name())));
+      }
+      return o;
+    }
+    if (v instanceof Map<?, ?> m) {
+      ObjectNode o = f.objectNode();
+      m.forEach((k, x) -> o.set(k.toString(), json(x)));
+      return o;
+    }
+    if (v instanceof Collection<?> c) {
+      ArrayNode a = f.arrayNode();
+      c.forEach(x -> a.add(json(x)));
+      return a;
+    }
+    if (v instanceof ByteBuffer b) {
+      byte[] bs = new byte[b.remaining()];
+      b.duplicate().get(bs);
+      return f.textNode(Base64.getEncoder().encodeToString(bs));
+    }
+    if (v instanceof CharSequence || v instanceof GenericEnumSymbol<?>) {
+      return f.textNode(v.toString());
+    }
+    if (v instanceof Boolean b) {
+      return f.booleanNode(b);
+    }
+    if (v instanceof Integer i) {
+      return f.numberNode(i);
+    }
+    if (v instanceof Long l) {
+      return f.numberNode(l);
+    }
+    if (v instanceof Float x) {
+      return f.numberNode(x);
+    }
+    if (v instanceof Double x) {
+      return f.numberNode(x);
+    }
+    throw new IllegalArgumentException("interop: no JSON for " + v.getClass());
+  }
+}
