@@ -48,6 +48,7 @@ public final class Main {
     Map<String, Scenario> m = new LinkedHashMap<>();
     List<Scenario> all = new ArrayList<>(JsonScenarios.all());
     all.addAll(AvroScenarios.all());
+    all.addAll(ProtobufScenarios.all());
     for (Scenario s : all) {
       m.put(s.name(), s);
     }

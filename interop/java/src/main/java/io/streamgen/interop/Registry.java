@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.avro.generic.GenericEnumSymbol;
 import org.apache.avro.generic.GenericRecord;
@@ -70,6 +72,39 @@ final class Registry {
     d.configure(c, false);
     return d;
   }
+
+  /**
+   * protobufMessages fetches schema id from the registry (the Confluent API, as a Confluent
+   * client does) and lists the top-level messages of its .proto text in order: the names the
+   * framing's message indexes count.
+   */
+  static List<String> protobufMessages(Env env, int id) {
+    try {
+      java.net.http.HttpResponse<String> r =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(env.registry + "/schemas/ids/" + id)).build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new IllegalStateException("schema " + id + ": HTTP " + r.statusCode() + " " + r.body());
+      }
+      JsonNode s = Env.JSON.readTree(r.body());
+      if (!"PROTOBUF".equals(s.path("schemaType").asText())) {
+        throw new IllegalStateException("schema " + id + " is not PROTOBUF: " + s.path("schemaType"));
+      }
+      List<String> names = new ArrayList<>();
+      java.util.regex.Matcher m = TOP_MESSAGE.matcher(s.get("schema").asText());
+      while (m.find()) {
+        names.add(m.group(1));
+      }
+      return names;
+    } catch (java.io.IOException | InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A message declared at the top level of a .proto file (nested ones are indented). */
+  static final java.util.regex.Pattern TOP_MESSAGE = java.util.regex.Pattern.compile("(?m)^message\\s+(\\w+)");
 
   /**
    * json turns what Avro's generic API returns (records, maps, arrays, Utf8, ByteBuffer, enum
