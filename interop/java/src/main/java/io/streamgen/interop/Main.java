@@ -49,6 +49,7 @@ public final class Main {
     List<Scenario> all = new ArrayList<>(JsonScenarios.all());
     all.addAll(AvroScenarios.all());
     all.addAll(ProtobufScenarios.all());
+    all.addAll(JsonSchemaScenarios.all());
     for (Scenario s : all) {
       m.put(s.name(), s);
     }
