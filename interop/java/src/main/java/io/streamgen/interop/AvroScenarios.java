@@ -36,7 +36,10 @@ final class AvroScenarios {
   private AvroScenarios() {}
 
   static List<Scenario> all() {
-    return List.of(new Agg());
+    return List.of(
+        new Agg(),
+        new Evolution("avro-evolution-new-writer", ORDER, TOTALS, 20),
+        new Evolution("avro-evolution-old-writer", ORDER_V2, TOTALS_V2, 280));
   }
 
   static final String NS = "io.streamgen.interop";
@@ -58,6 +61,24 @@ final class AvroScenarios {
           .requiredBoolean("gift")
           .endRecord();
 
+  /**
+   * Version 2 of the Java service's Order: `channel` (default "web") added in the middle and
+   * `tags` (default empty) at the end, both compatible both ways under Avro's rules.
+   */
+  static final Schema ORDER_V2 =
+      SchemaBuilder.record("Order").namespace(NS).fields()
+          .requiredString("id")
+          .requiredString("user_id")
+          .requiredDouble("amount")
+          .requiredInt("qty")
+          .name("channel").type().stringType().stringDefault("web")
+          .requiredLong("ref")
+          .name("placed_at").type(timestamp()).noDefault()
+          .optionalString("note")
+          .requiredBoolean("gift")
+          .name("tags").type().array().items().stringType().arrayDefault(List.of())
+          .endRecord();
+
   /** The twin's UserTotals, written with this schema to the twin's output topic. */
   static final Schema TOTALS =
       SchemaBuilder.record("UserTotals").namespace(NS).fields()
@@ -72,6 +93,25 @@ final class AvroScenarios {
           .name("notes").type().map().values().stringType().noDefault()
           .endRecord();
 
+  /** The totals of avro-evolution-old-writer: TOTALS and the counts only version 2 has. */
+  static final Schema TOTALS_V2 =
+      SchemaBuilder.record("UserTotals").namespace(NS).fields()
+          .requiredLong("orders")
+          .requiredDouble("total")
+          .requiredInt("max_qty")
+          .requiredLong("ref_sum")
+          .requiredLong("gifts")
+          .name("first_at").type(timestamp()).noDefault()
+          .name("last_at").type(timestamp()).noDefault()
+          .optionalString("last_order")
+          .name("notes").type().map().values().stringType().noDefault()
+          .name("channels").type().map().values().longType().noDefault()
+          .requiredLong("tag_count")
+          .endRecord();
+
+  /** The channels version-2 orders name: never "web", so a defaulted one shows in the counts. */
+  static final String[] CHANNELS = {"app", "store", "phone"};
+
   /** order is JsonScenarios' i-th order as a record of schema s (Order or a version of it). */
   static GenericRecord order(Schema s, ObjectNode o) {
     GenericRecord r = new GenericData.Record(s);
@@ -83,6 +123,11 @@ final class AvroScenarios {
     r.put("placed_at", JsonScenarios.millis(o.get("placed_at")));
     r.put("note", o.hasNonNull("note") ? o.get("note").asText() : null);
     r.put("gift", o.get("gift").booleanValue());
+    if (s.getField("channel") != null) {
+      int i = Integer.parseInt(o.get("id").asText().substring(1));
+      r.put("channel", CHANNELS[i % CHANNELS.length]);
+      r.put("tags", List.of("t" + i % 5, "x").subList(0, i % 3 == 0 ? 0 : i % 3));
+    }
     return r;
   }
 
@@ -92,6 +137,32 @@ final class AvroScenarios {
 
   static Serde<GenericRecord> serde(Env env) {
     return Registry.serde(new AvroSerde<>(), env, Map.of());
+  }
+
+  /**
+   * resolving is how a Java service built from one version reads every version: Apicurio's
+   * deserializer returns the record as its writer's schema (fetched by the framing's id) has it,
+   * and Avro's own resolution (GenericDatumReader with writer and reader schemas) turns it into
+   * the reader's: fields by name, defaults for the missing, the unknown skipped.
+   */
+  static Deserializer<GenericRecord> resolving(Env env, Schema reader) {
+    Deserializer<GenericRecord> d = Registry.deserializer(new AvroKafkaDeserializer<>(), env, Map.of());
+    return (topic, b) -> {
+      GenericRecord w = d.deserialize(topic, b);
+      if (w == null || w.getSchema().equals(reader)) {
+        return w;
+      }
+      try {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        org.apache.avro.io.BinaryEncoder enc = org.apache.avro.io.EncoderFactory.get().directBinaryEncoder(out, null);
+        new org.apache.avro.generic.GenericDatumWriter<GenericRecord>(w.getSchema()).write(w, enc);
+        enc.flush();
+        return new org.apache.avro.generic.GenericDatumReader<GenericRecord>(w.getSchema(), reader)
+            .read(null, org.apache.avro.io.DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
+      } catch (java.io.IOException e) {
+        throw new org.apache.kafka.common.errors.SerializationException(e);
+      }
+    };
   }
 
   /** decode is the Java consumer's reading of an output value: Apicurio's deserializer, as is. */
@@ -142,9 +213,80 @@ final class AvroScenarios {
     }
   }
 
-  /** The twin of NewTotals in interop/scenarios/avro-agg/funcs.go: every field at its zero. */
+  /**
+   * Evolution: two versions of Order under one subject. The producer writes the first `split`
+   * orders with version 1 and the rest with version 2, so both are registered in that order;
+   * the streamgen app's spec and the twin's reader schema are one of them (`reader`).
+   */
+  static final class Evolution implements Scenario {
+    private final String name;
+    private final Schema reader;
+    private final Schema totals;
+    private final int split;
+    private Deserializer<Object> out;
+
+    Evolution(String name, Schema reader, Schema totals, int split) {
+      this.name = name;
+      this.reader = reader;
+      this.totals = totals;
+      this.split = split;
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public List<String> outputs() {
+      return List.of(name + ".totals");
+    }
+
+    public int produce(Env env) throws Exception {
+      Serializer<Object> ser = serializer(env);
+      Random r = new Random(19);
+      String topic = name + ".orders";
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 300; i++) {
+          ObjectNode o = JsonScenarios.order(r, i);
+          byte[] v = ser.serialize(topic, order(i < split ? ORDER : ORDER_V2, o));
+          long ts = JsonScenarios.millis(o.get("placed_at"));
+          p.send(new ProducerRecord<>(topic, null, ts, o.get("userId").asText(), v)).get();
+        }
+      }
+      return 300;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      Serde<GenericRecord> in = Serdes.serdeFrom(Registry.serializer(new AvroKafkaSerializer<GenericRecord>(), env, Map.of()), resolving(env, reader));
+      Serde<GenericRecord> avro = serde(env);
+      b.stream(name + ".orders", Consumed.with(Serdes.String(), in))
+          .groupByKey(Grouped.with(Serdes.String(), in))
+          .aggregate(() -> newTotals(totals), (k, o, agg) -> addOrder(k, o, agg), Materialized.with(Serdes.String(), avro))
+          .toStream()
+          .to(name + ".totals" + suffix, Produced.with(Serdes.String(), avro));
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      if (out == null) {
+        out = Registry.deserializer(new AvroKafkaDeserializer<>(), env, Map.of());
+      }
+      return AvroScenarios.decode(out, topic, value);
+    }
+  }
+
   static GenericRecord newTotals() {
-    GenericRecord t = new GenericData.Record(TOTALS);
+    return newTotals(TOTALS);
+  }
+
+  /**
+   * The twin of NewTotals in interop/scenarios/avro-agg/funcs.go (and the evolution scenarios'):
+   * every field at its zero.
+   */
+  static GenericRecord newTotals(Schema schema) {
+    GenericRecord t = new GenericData.Record(schema);
+    if (schema.getField("channels") != null) {
+      t.put("channels", new HashMap<String, Object>());
+      t.put("tag_count", 0L);
+    }
     t.put("orders", 0L);
     t.put("total", 0.0);
     t.put("max_qty", 0);
@@ -157,10 +299,14 @@ final class AvroScenarios {
     return t;
   }
 
-  /** The twin of AddOrder (JsonScenarios.addOrder on records); strings read back are Utf8. */
+  /**
+   * The twin of AddOrder (JsonScenarios.addOrder on records; avro-evolution-old-writer's also
+   * counts channels and tags); strings read back are Utf8.
+   */
   static GenericRecord addOrder(String key, GenericRecord o, GenericRecord agg) {
-    GenericRecord t = new GenericData.Record(TOTALS);
-    for (Schema.Field f : TOTALS.getFields()) {
+    Schema schema = agg.getSchema();
+    GenericRecord t = new GenericData.Record(schema);
+    for (Schema.Field f : schema.getFields()) {
       t.put(f.name(), agg.get(f.name()));
     }
     long at = (Long) o.get("placed_at");
@@ -185,6 +331,13 @@ final class AvroScenarios {
       notes.put(o.get("id").toString(), o.get("note").toString());
     }
     t.put("notes", notes);
+    if (schema.getField("channels") != null) {
+      Map<String, Object> channels = new HashMap<>();
+      ((Map<?, ?>) agg.get("channels")).forEach((k, v) -> channels.put(k.toString(), v));
+      channels.merge(o.get("channel").toString(), 1L, (a, x) -> (Long) a + 1L);
+      t.put("channels", channels);
+      t.put("tag_count", (Long) agg.get("tag_count") + ((java.util.Collection<?>) o.get("tags")).size());
+    }
     return t;
   }
 }
