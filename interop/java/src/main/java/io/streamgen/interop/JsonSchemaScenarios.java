@@ -43,8 +43,12 @@ final class JsonSchemaScenarios {
         Map.of("apicurio.registry.artifact.schema.location", location, "apicurio.registry.serde.validation-enabled", true));
   }
 
+  /**
+   * deserializer validates every value against its writer's document, fetched by the framing's
+   * id: the streamgen side's output against the JSON Schema streamgen registered for it.
+   */
   static Deserializer<JsonNode> deserializer(Env env) {
-    return Registry.deserializer(new JsonSchemaKafkaDeserializer<>(), env, Map.of());
+    return Registry.deserializer(new JsonSchemaKafkaDeserializer<>(), env, Map.of("apicurio.registry.serde.validation-enabled", true));
   }
 
   /** jsonschema-agg: json-agg's orders and totals, each through the registry. */
