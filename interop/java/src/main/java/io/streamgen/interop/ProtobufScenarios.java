@@ -37,8 +37,8 @@ import org.apache.kafka.streams.kstream.Produced;
 
 /**
  * The Protobuf scenarios: values are DynamicMessages written and read with Apicurio's Protobuf
- * serdes. The Java service's descriptors are its own (built here as protoc would from its .proto
- * files, field names and numbers as the spec's); readers parse a value with their own
+ * serializer. The Java service's descriptors are its own (built here as protoc would from one
+ * shop.proto, field names and numbers as the spec's); readers parse a value with their own
  * descriptor, as code generated from a .proto does.
  */
 final class ProtobufScenarios {
@@ -58,19 +58,21 @@ final class ProtobufScenarios {
   static final String TS = ".google.protobuf.Timestamp";
   static final String TIER = ".io.streamgen.interop.Tier";
 
-  static final Descriptor USER =
+  /**
+   * shop.proto of the Java service: every message in one file, so the framing's message indexes
+   * name them ([1] for an Order, [2] for an EnrichedOrder), as Confluent's and Apicurio's
+   * serializers write them for such a file.
+   */
+  static final FileDescriptor SHOP =
       file(
-          "user",
+          "shop",
           message(
               "User",
               field("id", 1, Type.TYPE_STRING),
               field("name", 2, Type.TYPE_STRING),
               ref("tier", 3, Type.TYPE_ENUM, TIER),
               repeated("tags", 4, Type.TYPE_STRING),
-              field("avatar", 5, Type.TYPE_BYTES)));
-  static final Descriptor ORDER =
-      file(
-          "order",
+              field("avatar", 5, Type.TYPE_BYTES)),
           message(
               "Order",
               field("id", 1, Type.TYPE_STRING),
@@ -80,10 +82,7 @@ final class ProtobufScenarios {
               field("ref", 5, Type.TYPE_INT64),
               ref("placed_at", 6, Type.TYPE_MESSAGE, TS),
               optional(field("note", 7, Type.TYPE_STRING)),
-              field("gift", 8, Type.TYPE_BOOL)));
-  static final Descriptor ENRICHED =
-      file(
-          "enriched_order",
+              field("gift", 8, Type.TYPE_BOOL)),
           message(
               "EnrichedOrder",
               field("order_id", 1, Type.TYPE_STRING),
@@ -96,6 +95,10 @@ final class ProtobufScenarios {
               optional(ref("tier", 8, Type.TYPE_ENUM, TIER)),
               repeated("tags", 9, Type.TYPE_STRING),
               field("avatar", 10, Type.TYPE_BYTES)));
+
+  static final Descriptor USER = SHOP.findMessageTypeByName("User");
+  static final Descriptor ORDER = SHOP.findMessageTypeByName("Order");
+  static final Descriptor ENRICHED = SHOP.findMessageTypeByName("EnrichedOrder");
 
   static FieldDescriptorProto.Builder field(String name, int number, Type t) {
     return FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(t).setLabel(Label.LABEL_OPTIONAL);
@@ -126,29 +129,24 @@ final class ProtobufScenarios {
     return m.build();
   }
 
-  /**
-   * file is the Java service's NAME.proto holding message m and the Tier enum, what protoc would
-   * have compiled. Each message leads its own file because Apicurio 3.1.7's
-   * ProtobufKafkaDeserializer reads the framing's message indexes but then takes the file's
-   * first message (unless Apicurio's own type ref is sent): a file of several messages would
-   * decode its second one wrongly on the Java side.
-   */
-  static Descriptor file(String name, DescriptorProto m) {
+  /** file is the Java service's NAME.proto holding messages ms and the Tier enum, as protoc builds it. */
+  static FileDescriptor file(String name, DescriptorProto... ms) {
     EnumDescriptorProto.Builder tier = EnumDescriptorProto.newBuilder().setName("Tier");
     for (int i = 0; i < JsonScenarios.TIERS.length; i++) {
       tier.addValue(EnumValueDescriptorProto.newBuilder().setName(JsonScenarios.TIERS[i]).setNumber(i));
     }
-    FileDescriptorProto f =
+    FileDescriptorProto.Builder f =
         FileDescriptorProto.newBuilder()
             .setName("io/streamgen/interop/" + name + ".proto")
             .setPackage("io.streamgen.interop")
             .setSyntax("proto3")
             .addDependency("google/protobuf/timestamp.proto")
-            .addMessageType(m)
-            .addEnumType(tier)
-            .build();
+            .addEnumType(tier);
+    for (DescriptorProto m : ms) {
+      f.addMessageType(m);
+    }
     try {
-      return FileDescriptor.buildFrom(f, new FileDescriptor[] {Timestamp.getDescriptor().getFile()}).getMessageTypes().get(0);
+      return FileDescriptor.buildFrom(f.build(), new FileDescriptor[] {Timestamp.getDescriptor().getFile()});
     } catch (com.google.protobuf.Descriptors.DescriptorValidationException e) {
       throw new IllegalStateException(e);
     }
