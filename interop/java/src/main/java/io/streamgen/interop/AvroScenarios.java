@@ -79,32 +79,26 @@ final class AvroScenarios {
           .name("tags").type().array().items().stringType().arrayDefault(List.of())
           .endRecord();
 
+  /** totalsFields are the fields of the twins' UserTotals, still open for more. */
+  static SchemaBuilder.FieldAssembler<Schema> totalsFields() {
+    return SchemaBuilder.record("UserTotals").namespace(NS).fields()
+        .requiredLong("orders")
+        .requiredDouble("total")
+        .requiredInt("max_qty")
+        .requiredLong("ref_sum")
+        .requiredLong("gifts")
+        .name("first_at").type(timestamp()).noDefault()
+        .name("last_at").type(timestamp()).noDefault()
+        .optionalString("last_order")
+        .name("notes").type().map().values().stringType().noDefault();
+  }
+
   /** The twin's UserTotals, written with this schema to the twin's output topic. */
-  static final Schema TOTALS =
-      SchemaBuilder.record("UserTotals").namespace(NS).fields()
-          .requiredLong("orders")
-          .requiredDouble("total")
-          .requiredInt("max_qty")
-          .requiredLong("ref_sum")
-          .requiredLong("gifts")
-          .name("first_at").type(timestamp()).noDefault()
-          .name("last_at").type(timestamp()).noDefault()
-          .optionalString("last_order")
-          .name("notes").type().map().values().stringType().noDefault()
-          .endRecord();
+  static final Schema TOTALS = totalsFields().endRecord();
 
   /** The totals of avro-evolution-old-writer: TOTALS and the counts only version 2 has. */
   static final Schema TOTALS_V2 =
-      SchemaBuilder.record("UserTotals").namespace(NS).fields()
-          .requiredLong("orders")
-          .requiredDouble("total")
-          .requiredInt("max_qty")
-          .requiredLong("ref_sum")
-          .requiredLong("gifts")
-          .name("first_at").type(timestamp()).noDefault()
-          .name("last_at").type(timestamp()).noDefault()
-          .optionalString("last_order")
-          .name("notes").type().map().values().stringType().noDefault()
+      totalsFields()
           .name("channels").type().map().values().longType().noDefault()
           .requiredLong("tag_count")
           .endRecord();

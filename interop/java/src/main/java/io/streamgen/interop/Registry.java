@@ -51,25 +51,26 @@ final class Registry {
     return c;
   }
 
-  /** serde configures a value serde of Apicurio's with serdeConfig plus extra settings. */
-  static <T> Serde<T> serde(Serde<T> s, Env env, Map<String, Object> extra) {
+  /** config is serdeConfig plus a serde's own settings. */
+  static Map<String, Object> config(Env env, Map<String, Object> extra) {
     Map<String, Object> c = serdeConfig(env);
     c.putAll(extra);
-    s.configure(c, false);
+    return c;
+  }
+
+  /** serde, serializer and deserializer configure one of Apicurio's for values. */
+  static <T> Serde<T> serde(Serde<T> s, Env env, Map<String, Object> extra) {
+    s.configure(config(env, extra), false);
     return s;
   }
 
   static <T> Serializer<T> serializer(Serializer<T> s, Env env, Map<String, Object> extra) {
-    Map<String, Object> c = serdeConfig(env);
-    c.putAll(extra);
-    s.configure(c, false);
+    s.configure(config(env, extra), false);
     return s;
   }
 
   static <T> Deserializer<T> deserializer(Deserializer<T> d, Env env, Map<String, Object> extra) {
-    Map<String, Object> c = serdeConfig(env);
-    c.putAll(extra);
-    d.configure(c, false);
+    d.configure(config(env, extra), false);
     return d;
   }
 
