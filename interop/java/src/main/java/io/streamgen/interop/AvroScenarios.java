@@ -208,8 +208,9 @@ final class AvroScenarios {
   }
 
   /**
-   * Evolution: two versions of Order under one subject. The producer writes the first `split`
-   * orders with version 1 and the rest with version 2, so both are registered in that order;
+   * Evolution: two versions of Order under one subject whose compatibility rule is FULL. The
+   * producer writes the first `split` orders with version 1 and the rest with version 2, so both
+   * are registered in that order;
    * the streamgen app's spec and the twin's reader schema are one of them (`reader`).
    */
   static final class Evolution implements Scenario {
@@ -238,6 +239,10 @@ final class AvroScenarios {
       Serializer<Object> ser = serializer(env);
       Random r = new Random(19);
       String topic = name + ".orders";
+      // Version 2 must be registrable over version 1 by the strictest non-transitive rule
+      // (old readers read it, and it reads old records), and so must the app's own schema.
+      Registry.forget(env, topic + "-value");
+      Registry.compatibility(env, topic + "-value", "FULL");
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 300; i++) {
           ObjectNode o = JsonScenarios.order(r, i);

@@ -75,6 +75,42 @@ final class Registry {
   }
 
   /**
+   * forget deletes the subject, soft then permanently (a 404 is fine: nothing to forget), so
+   * the versions a run registers are checked by the subject's rule again, not found registered
+   * by an earlier run.
+   */
+  static void forget(Env env, String subject) throws java.io.IOException, InterruptedException {
+    for (String q : new String[] {"", "?permanent=true"}) {
+      java.net.http.HttpResponse<String> r =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(env.registry + "/subjects/" + subject + q)).DELETE().build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200 && r.statusCode() != 404) {
+        throw new IllegalStateException("DELETE /subjects/" + subject + q + ": HTTP " + r.statusCode() + " " + r.body());
+      }
+    }
+  }
+
+  /**
+   * compatibility sets the subject's compatibility rule through the Confluent API (the
+   * registry's global rule here is NONE, which would accept any second version).
+   */
+  static void compatibility(Env env, String subject, String level) throws java.io.IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(env.registry + "/config/" + subject))
+                    .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{\"compatibility\":\"" + level + "\"}"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("PUT /config/" + subject + ": HTTP " + r.statusCode() + " " + r.body());
+    }
+  }
+
+  /**
    * protobufMessages fetches schema id from the registry (the Confluent API, as a Confluent
    * client does) and lists the top-level messages of its .proto text in order: the names the
    * framing's message indexes count.
