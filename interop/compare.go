@@ -69,7 +69,7 @@ func compare(w io.Writer, ss []*Scenario, out []byte) (*Result, error) {
 			r, d := diffTopic(w, s.Name, o, sd, diffs)
 			recs, diffs = recs+r, diffs+d
 		}
-		fmt.Fprintf(w, "interop: %-24s %-28s %5d records, %d differences\n", s.Name, fmt.Sprint(s.Formats), recs, diffs)
+		fmt.Fprintf(w, "interop: %-26s %-14s %5d records, %d differences\n", s.Name, fmt.Sprint(s.Formats), recs, diffs)
 		res.Records += recs
 		res.Differences += diffs
 	}

@@ -53,15 +53,24 @@ func TestInteropQuick(t *testing.T) {
 	if len(ss) < 2 {
 		t.Fatalf("only %d quick scenarios of %d", len(ss), len(all))
 	}
+	// Without a registry the plain-JSON scenarios still run locally; under CI=true a missing
+	// registry fails, since the quick subset covers a registry format.
 	registry := os.Getenv("STREAMGEN_REGISTRY_URL")
+	var runnable []*Scenario
 	for _, s := range ss {
 		if s.Registry && registry == "" {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("scenario %s needs a schema registry and STREAMGEN_REGISTRY_URL is empty (CI=true: a missing registry fails)", s.Name)
 			}
-			t.Skipf("scenario %s needs a schema registry: set STREAMGEN_REGISTRY_URL (scripts/registry.sh start)", s.Name)
+			t.Logf("skipping scenario %s: it needs a schema registry (set STREAMGEN_REGISTRY_URL; scripts/registry.sh start)", s.Name)
+			continue
 		}
+		runnable = append(runnable, s)
 	}
+	if len(runnable) == 0 {
+		t.Skip("interop: every quick scenario needs a schema registry")
+	}
+	ss = runnable
 	var log strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

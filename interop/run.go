@@ -106,11 +106,19 @@ func createTopics(ctx context.Context, adm *kadm.Client, ss []*Scenario) error {
 	return nil
 }
 
+// keepForever is the topics' retention. The scenarios' records carry event times of
+// November 2023 (fixed, so both sides compute the same windows and timestamps), far past any
+// broker's default retention of days: with it, the broker's next retention check (every 5
+// minutes by default) deletes whole segments, inputs and outputs, in the middle of a run, and
+// a side then reads nothing ("no records on ... from one side or both"), more often the
+// slower the machine.
+var keepForever = map[string]*string{"retention.ms": kadm.StringPtr("-1")}
+
 // createTopic retries while the broker still deletes a topic of that name.
 func createTopic(ctx context.Context, adm *kadm.Client, t string, partitions int32) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := adm.CreateTopic(ctx, partitions, 1, nil, t)
+		r, err := adm.CreateTopic(ctx, partitions, 1, keepForever, t)
 		if err == nil {
 			err = r.Err
 		}
@@ -179,7 +187,10 @@ func runBothSides(ctx context.Context, cfg Config, adm *kadm.Client, ss []*Scena
 		args := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", id,
 			"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0"}
 		if s.Registry {
-			args = append(args, "--registry", cfg.Registry)
+			// Auto-registration is for the schemas of the sides the app writes; run today
+			// also requires the input sides' schemas under their subjects (the Java
+			// producer registered its own there), so it registers those too.
+			args = append(args, "--registry", cfg.Registry, "--registry-auto-register", "true")
 		}
 		p, err := start(exec.Command(bins[s.Name], args...), filepath.Join(logs, s.Name+".log"), s.Name)
 		if err != nil {

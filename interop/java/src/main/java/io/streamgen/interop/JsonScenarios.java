@@ -71,6 +71,25 @@ final class JsonScenarios {
     return String.format("u%02d", i);
   }
 
+  /** How many users the join scenarios' tables hold: 16 of the 20 that orders name. */
+  static final int USERS = 16;
+
+  /** profile is the i-th user: quotes and non-ASCII in names, 0 to 3 tags, 0 to 6 bytes of avatar. */
+  static ObjectNode profile(Random r, int i) {
+    ObjectNode u = Env.JSON.createObjectNode();
+    u.put("id", user(i));
+    u.put("name", "User " + i + (i % 4 == 0 ? " \"the first\" Ünal" : ""));
+    u.put("tier", TIERS[i % 3]);
+    var tags = u.putArray("tags");
+    for (int t = 0; t < i % 4; t++) {
+      tags.add("tag" + t);
+    }
+    byte[] avatar = new byte[i % 7];
+    r.nextBytes(avatar);
+    u.put("avatar", Base64.getEncoder().encodeToString(avatar));
+    return u;
+  }
+
   /**
    * order is the i-th order of a deterministic sequence: amounts with cents, int64 refs past
    * 2^53 (a reader through float64 would lose them), notes with quotes and non-ASCII text.
@@ -113,20 +132,9 @@ final class JsonScenarios {
     public int produce(Env env) throws Exception {
       Random r = new Random(14);
       try (KafkaProducer<String, byte[]> p = env.producer()) {
-        for (int i = 0; i < 16; i++) {
-          ObjectNode u = Env.JSON.createObjectNode();
-          u.put("id", user(i));
-          u.put("name", "User " + i + (i % 4 == 0 ? " \"the first\" Ünal" : ""));
-          u.put("tier", TIERS[i % 3]);
-          var tags = u.putArray("tags");
-          for (int t = 0; t < i % 4; t++) {
-            tags.add("tag" + t);
-          }
-          byte[] avatar = new byte[i % 7];
-          r.nextBytes(avatar);
-          u.put("avatar", Base64.getEncoder().encodeToString(avatar));
+        for (int i = 0; i < USERS; i++) {
           // Users come before every order, so both sides join against the full table.
-          p.send(new ProducerRecord<>("json-join.users", null, BASE - 100_000 + i, user(i), write(u)))
+          p.send(new ProducerRecord<>("json-join.users", null, BASE - 100_000 + i, user(i), write(profile(r, i))))
               .get();
         }
         produceOrders(p, "json-join.orders", r, 200);

@@ -46,7 +46,11 @@ public final class Main {
 
   static Map<String, Scenario> scenarios() {
     Map<String, Scenario> m = new LinkedHashMap<>();
-    for (Scenario s : JsonScenarios.all()) {
+    List<Scenario> all = new ArrayList<>(JsonScenarios.all());
+    all.addAll(AvroScenarios.all());
+    all.addAll(ProtobufScenarios.all());
+    all.addAll(JsonSchemaScenarios.all());
+    for (Scenario s : all) {
       m.put(s.name(), s);
     }
     return m;
