@@ -187,9 +187,8 @@ func runBothSides(ctx context.Context, cfg Config, adm *kadm.Client, ss []*Scena
 		args := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", id,
 			"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0"}
 		if s.Registry {
-			// Auto-registration is for the schemas of the sides the app writes; run today
-			// also requires the input sides' schemas under their subjects (the Java
-			// producer registered its own there), so it registers those too.
+			// Auto-registration registers the schemas of the sides the app writes; the
+			// input subjects hold only what the Java producer registered.
 			args = append(args, "--registry", cfg.Registry, "--registry-auto-register", "true")
 		}
 		p, err := start(exec.Command(bins[s.Name], args...), filepath.Join(logs, s.Name+".log"), s.Name)
