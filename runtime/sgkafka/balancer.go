@@ -40,6 +40,9 @@ type taskBalancer struct {
 	// due (zero: none).
 	warm    *warmups
 	probeAt atomic.Int64
+	// followUpAt is when the follow-up rebalance the last assignment asked
+	// for is due (zero: none; a later assignment replaces it).
+	followUpAt atomic.Int64
 	// assigned is this member's standby tasks in the last assignment,
 	// with a counter the worker compares to notice a new one.
 	mu          sync.Mutex
@@ -77,10 +80,19 @@ func (b *taskBalancer) scheduleProbe(probe bool) {
 	b.probeAt.Store(time.Now().Add(b.warm.interval).UnixNano())
 }
 
-// probeDue reports, once, that a probing rebalance is due.
+// followUpDelay is how long a member waits for the rebalance a withheld
+// move's owner starts by rejoining before it starts one itself.
+const followUpDelay = 3 * time.Second
+
+// probeDue reports, once, that a probing or follow-up rebalance is due.
 func (b *taskBalancer) probeDue() bool {
-	at := b.probeAt.Load()
-	return at != 0 && time.Now().UnixNano() >= at && b.probeAt.CompareAndSwap(at, 0)
+	return due(&b.probeAt) || due(&b.followUpAt)
+}
+
+// due reports, once, that the time in at has come.
+func due(at *atomic.Int64) bool {
+	t := at.Load()
+	return t != 0 && time.Now().UnixNano() >= t && at.CompareAndSwap(t, 0)
 }
 
 // standbys are this member's standby tasks in the last assignment and
@@ -135,8 +147,14 @@ func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int3
 	}
 	var a kmsg.ConsumerMemberAssignment
 	var ids []engine.TaskID
+	followUp := false
 	if a.ReadFrom(assignment) == nil {
-		ids = decodeAssignmentUserData(a.UserData)
+		ids, followUp = decodeAssignmentUserData(a.UserData)
+	}
+	if followUp {
+		b.followUpAt.Store(time.Now().Add(followUpDelay).UnixNano())
+	} else {
+		b.followUpAt.Store(0)
 	}
 	b.mu.Lock()
 	b.assigned = ids
@@ -148,6 +166,17 @@ func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int3
 func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
 	cb, err := kgo.NewConsumerBalancer(b, members)
 	return cb, cb.MemberTopics(), err
+}
+
+// planSize is the number of partitions plan assigns.
+func planSize(plan *kgo.BalancePlan) int {
+	n := 0
+	for _, tps := range plan.AsMemberIDMap() {
+		for _, ps := range tps {
+			n += len(ps)
+		}
+	}
+	return n
 }
 
 type balTask struct {
@@ -258,10 +287,12 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 			}
 		}
 	}
+	before := planSize(plan)
 	plan.AdjustCooperative(cb)
+	followUp := planSize(plan) < before
 	standbys := placeStandbys(members, b.replicas)
-	if len(standbys) == 0 {
+	if len(standbys) == 0 && !followUp {
 		return plan
 	}
-	return &standbyPlan{plan: plan, standbys: standbys}
+	return &standbyPlan{plan: plan, standbys: standbys, followUp: followUp}
 }

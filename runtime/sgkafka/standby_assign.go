@@ -148,48 +148,58 @@ func pickStandby(members []*balMember, t balTask, used, racks map[string]bool) *
 }
 
 // standbyPlan is the active plan with each member's standby tasks in the
-// user data of its assignment.
+// user data of its assignment, and followUp when the plan withholds
+// partitions that move (kgo's AdjustCooperative gives them to their new
+// owner only in the next rebalance).
 type standbyPlan struct {
 	plan     *kgo.BalancePlan
 	standbys map[string][]string
+	followUp bool
 }
 
 // assignmentUserData is the user data of a member's assignment.
 type assignmentUserData struct {
 	Standby []string `json:"standby,omitempty"`
+	// FollowUp asks every member for another rebalance soon: partitions
+	// were withheld from this one while their owner revokes them. The
+	// owner's own rejoin usually brings it; if the owner dies first (and
+	// comes back as a static member, which gets its stored assignment
+	// without a rebalance), nobody else would, and the withheld tasks
+	// would run nowhere. Kafka Streams schedules the same follow-up.
+	FollowUp bool `json:"follow_up,omitempty"`
 }
 
 func (p *standbyPlan) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssignment {
 	out := p.plan.IntoSyncAssignment()
 	for i := range out {
 		ids := p.standbys[out[i].MemberID]
-		if len(ids) == 0 {
+		if len(ids) == 0 && !p.followUp {
 			continue
 		}
 		var a kmsg.ConsumerMemberAssignment
 		if a.ReadFrom(out[i].MemberAssignment) != nil {
 			continue
 		}
-		a.UserData, _ = json.Marshal(assignmentUserData{Standby: ids})
+		a.UserData, _ = json.Marshal(assignmentUserData{Standby: ids, FollowUp: p.followUp})
 		out[i].MemberAssignment = a.AppendTo(nil)
 	}
 	return out
 }
 
-// decodeAssignmentUserData reads the standby tasks of an assignment;
-// user data it cannot read means none.
-func decodeAssignmentUserData(b []byte) []engine.TaskID {
+// decodeAssignmentUserData reads the standby tasks of an assignment and
+// whether it asks for a follow-up rebalance; user data it cannot read
+// means none and no.
+func decodeAssignmentUserData(b []byte) (ids []engine.TaskID, followUp bool) {
 	var u assignmentUserData
 	if len(b) == 0 || json.Unmarshal(b, &u) != nil {
-		return nil
+		return nil, false
 	}
-	var ids []engine.TaskID
 	for _, s := range u.Standby {
 		if id, ok := parseTaskID(s); ok {
 			ids = append(ids, id)
 		}
 	}
-	return ids
+	return ids, u.FollowUp
 }
 
 // parseTaskID reads a task id as TaskID.String writes it ("1_3").

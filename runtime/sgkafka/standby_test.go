@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
@@ -120,7 +121,7 @@ func TestPlaceStandbys(t *testing.T) {
 		t.Errorf("rack-aware: %v, want t0's standby on c (rack r2)", got)
 	}
 	// The assignment's user data round-trips the standby list.
-	ids := decodeAssignmentUserData([]byte(`{"standby":["0_2","1_3","bad"]}`))
+	ids, _ := decodeAssignmentUserData([]byte(`{"standby":["0_2","1_3","bad"]}`))
 	if want := []engine.TaskID{{Sub: 0, Partition: 2}, {Sub: 1, Partition: 3}}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("decodeAssignmentUserData = %v, want %v", ids, want)
 	}
@@ -178,4 +179,49 @@ func TestInteractiveQueriesFromStandby(t *testing.T) {
 		})
 		t.Logf("%d of %d keys answered from a's standbys (the others a runs)", stale, keys)
 	})
+}
+
+// TestWithheldMoveAsksForFollowUp: when a task moves, kgo's cooperative
+// adjustment withholds it from its new owner until the old one revoked it;
+// every member's assignment then asks for a follow-up rebalance (the old
+// owner may die before its own rejoin brings one), and the next
+// assignment, which withholds nothing, cancels it.
+func TestWithheldMoveAsksForFollowUp(t *testing.T) {
+	subs := []*engine.SubTopology{{ID: 0, Topics: []string{"in"}}}
+	join := func(owned map[string][]int32) []kmsg.JoinGroupResponseMember {
+		var jg []kmsg.JoinGroupResponseMember
+		for _, id := range []string{"a", "b"} {
+			mb := &taskBalancer{subs: subs, global: map[int]bool{}}
+			jg = append(jg, kmsg.JoinGroupResponseMember{MemberID: id,
+				ProtocolMetadata: mb.JoinGroupMetadata([]string{"in"}, map[string][]int32{"in": owned[id]}, 1)})
+		}
+		return jg
+	}
+	balance := func(owned map[string][]int32) []kmsg.SyncGroupRequestGroupAssignment {
+		leader := &taskBalancer{subs: subs, global: map[int]bool{}}
+		cb, err := kgo.NewConsumerBalancer(leader, join(owned))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return leader.Balance(cb, map[string]int32{"in": 4}).IntoSyncAssignment()
+	}
+	member := &taskBalancer{subs: subs, global: map[int]bool{}}
+	// a owns all four tasks, b joins: two move, withheld this round.
+	for _, a := range balance(map[string][]int32{"a": {0, 1, 2, 3}}) {
+		if _, err := member.ParseSyncAssignment(a.MemberAssignment); err != nil {
+			t.Fatal(err)
+		}
+		if member.followUpAt.Load() == 0 {
+			t.Errorf("member %s: the assignment withholding a move asks for no follow-up", a.MemberID)
+		}
+	}
+	// After the revocation: a owns two, b none; the plan withholds nothing.
+	for _, a := range balance(map[string][]int32{"a": {0, 1}}) {
+		if _, err := member.ParseSyncAssignment(a.MemberAssignment); err != nil {
+			t.Fatal(err)
+		}
+		if member.followUpAt.Load() != 0 {
+			t.Errorf("member %s: an assignment that withholds nothing still asks for a follow-up", a.MemberID)
+		}
+	}
 }

@@ -211,7 +211,8 @@ func (w *worker) run(ctx context.Context) (err error) {
 		w.syncStandbys()
 		if w.bal.probeDue() {
 			// The last assignment left tasks waiting for warm-up
-			// replicas: rebalance so the caught-up ones move.
+			// replicas (rebalance so the caught-up ones move), or
+			// withheld tasks that move (rebalance so they run).
 			w.log.Info("probing rebalance")
 			w.cl.ForceRebalance()
 		}
