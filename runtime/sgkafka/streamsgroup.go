@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
@@ -65,7 +66,7 @@ func (e *Engine) streamsTopology() *kmsg.StreamsGroupHeartbeatRequestTopology {
 		st.RepartitionSinkTopics = writes[s.ID]
 		sort.Strings(st.SourceTopics)
 		sort.Strings(st.RepartitionSinkTopics)
-		byName := func(a, b kmsg.TopicInfo) int { return compareStrings(a.Topic, b.Topic) }
+		byName := func(a, b kmsg.TopicInfo) int { return strings.Compare(a.Topic, b.Topic) }
 		slices.SortFunc(st.RepartitionSourceTopics, byName)
 		slices.SortFunc(st.StateChangelogTopics, byName)
 		if len(s.Topics) > 1 {
@@ -81,16 +82,6 @@ func (e *Engine) streamsTopology() *kmsg.StreamsGroupHeartbeatRequestTopology {
 		topo.Subtopologies = append(topo.Subtopologies, st)
 	}
 	return &topo
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // topicInfo is an internal topic as the broker creates it: partitions 0
@@ -285,7 +276,7 @@ func taskIDs(ids []engine.TaskID) []kmsg.TaskIDs {
 		t.SubtopologyID, t.Partitions = strconv.Itoa(sub), ps
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b kmsg.TaskIDs) int { return compareStrings(a.SubtopologyID, b.SubtopologyID) })
+	slices.SortFunc(out, func(a, b kmsg.TaskIDs) int { return strings.Compare(a.SubtopologyID, b.SubtopologyID) })
 	return out
 }
 
