@@ -43,7 +43,14 @@ func (c *genCtx) topoSerde(t *spec.Type, w *spec.Window) *jen.Statement {
 	return e
 }
 
-func (g *topoGen) typ(t *spec.Type) *jen.Statement { return g.c.topoType(t) }
+// typ is the Go type of t in the wiring: a pointer for the pointer types
+// of nullable values (nulls.go).
+func (g *topoGen) typ(t *spec.Type) *jen.Statement {
+	if b, ok := g.nulls.base[t]; ok {
+		return jen.Op("*").Add(g.c.topoType(b))
+	}
+	return g.c.topoType(t)
+}
 
 func (g *topoGen) serde(t *spec.Type, w *spec.Window) *jen.Statement { return g.c.topoSerde(t, w) }
 

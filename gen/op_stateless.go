@@ -11,19 +11,23 @@ import (
 
 // filter emits filter and filter_not, on a stream or a table.
 func (g *topoGen) filter(n *spec.Node) {
+	if n.NotNull {
+		g.notNull(n)
+		return
+	}
 	in := n.Inputs[0]
 	op := map[spec.Op]string{spec.OpFilter: "Filter", spec.OpFilterNot: "FilterNot"}[n.Op]
 	if in.Shape == spec.ShapeTable {
 		op += "Table"
 	}
-	pred := g.fn(n, n.Fn, g.signature(spec.RolePredicate, in.Key, in.Value, nil, nil, nil))
+	pred := g.fn(n, n.Fn, g.signature(spec.RolePredicate, in.Key, g.val(in), nil, nil, nil))
 	g.assign(n, jen.Qual(pathSgstream, op).Call(g.in(n, 0), jen.Lit(n.Name), pred))
 }
 
 // mapKV emits map: a new key and value per record.
 func (g *topoGen) mapKV(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "Map", spec.RoleKeyValueMap, in.Key, in.Value, n.Key, n.Value)
+	g.userStep(n, "Map", spec.RoleKeyValueMap, in.Key, g.val(in), n.Key, g.val(n))
 }
 
 // mapValues emits map_values; on a table the result is materialized with
@@ -31,7 +35,7 @@ func (g *topoGen) mapKV(n *spec.Node) {
 func (g *topoGen) mapValues(n *spec.Node) {
 	in := n.Inputs[0]
 	if in.Shape != spec.ShapeTable {
-		g.userStep(n, "MapValues", spec.RoleValueMap, in.Key, in.Value, nil, n.Value)
+		g.userStep(n, "MapValues", spec.RoleValueMap, in.Key, g.val(in), nil, g.val(n))
 		return
 	}
 	f := g.fn(n, n.Fn, g.signature(spec.RoleValueMap, in.Key, in.Value, nil, n.Value, nil))
@@ -40,28 +44,28 @@ func (g *topoGen) mapValues(n *spec.Node) {
 
 func (g *topoGen) flatMap(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "FlatMap", spec.RoleFlatMap, in.Key, in.Value, n.Key, n.Value)
+	g.userStep(n, "FlatMap", spec.RoleFlatMap, in.Key, g.val(in), n.Key, g.val(n))
 }
 
 func (g *topoGen) flatMapValues(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "FlatMapValues", spec.RoleFlatMapValues, in.Key, in.Value, nil, n.Value)
+	g.userStep(n, "FlatMapValues", spec.RoleFlatMapValues, in.Key, g.val(in), nil, g.val(n))
 }
 
 func (g *topoGen) selectKey(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "SelectKey", spec.RoleKeySelect, in.Key, in.Value, n.Key, nil)
+	g.userStep(n, "SelectKey", spec.RoleKeySelect, in.Key, g.val(in), n.Key, nil)
 }
 
 func (g *topoGen) peek(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "Peek", spec.RoleAction, in.Key, in.Value, nil, nil)
+	g.userStep(n, "Peek", spec.RoleAction, in.Key, g.val(in), nil, nil)
 }
 
 // foreach is terminal: nothing reads it, so it is called for its effect.
 func (g *topoGen) foreach(n *spec.Node) {
 	in := n.Inputs[0]
-	g.userStep(n, "Foreach", spec.RoleAction, in.Key, in.Value, nil, nil)
+	g.userStep(n, "Foreach", spec.RoleAction, in.Key, g.val(in), nil, nil)
 }
 
 // userStep emits op(input, name, fn) for a step whose one user function
@@ -80,13 +84,13 @@ func (g *topoGen) split(n *spec.Node) {
 		var b keyed
 		b.add("Name", jen.Lit(br.Name))
 		if !br.Default && br.Fn != nil {
-			b.add("Pred", g.fn(br, br.Fn, g.signature(spec.RolePredicate, in.Key, in.Value, nil, nil, nil)))
+			b.add("Pred", g.fn(br, br.Fn, g.signature(spec.RolePredicate, in.Key, g.val(in), nil, nil, nil)))
 		}
 		items = append(items, jen.Values(b.items()...))
 	}
 	v := g.varName(n)
 	g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Split").Call(g.in(n, 0), jen.Lit(n.Name),
-		jen.Index().Qual(pathSgstream, "Branch").Types(g.typ(in.Key), g.typ(in.Value)).Values(items...)))
+		jen.Index().Qual(pathSgstream, "Branch").Types(g.typ(in.Key), g.typ(g.val(in))).Values(items...)))
 	for i, br := range n.Branches {
 		if !g.read[br] {
 			continue

@@ -60,7 +60,7 @@ func (g *topoGen) signature(role spec.FuncRole, k, v, k2, v2, a *spec.Type) role
 	sig.desc = string(role)
 	for _, t := range []*spec.Type{k, v, k2, v2, a} {
 		if t != nil {
-			sig.desc += "|" + t.String()
+			sig.desc += "|" + g.typeDesc(t)
 		} else {
 			sig.desc += "|-"
 		}

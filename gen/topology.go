@@ -31,6 +31,8 @@ type topoGen struct {
 	declared map[*spec.Store]bool
 	// read marks the nodes some other node reads.
 	read map[*spec.Node]bool
+	// nulls says which streams can carry null values (nulls.go).
+	nulls *nullFlow
 }
 
 // funcAssert is a user function (or an inline expression) of the topology:
@@ -101,6 +103,7 @@ func buildWiring(c *genCtx, m *model) bool {
 		asserts:  map[string]*funcAssert{},
 		declared: map[*spec.Store]bool{},
 		read:     map[*spec.Node]bool{},
+		nulls:    newNullFlow(prog),
 	}
 	for _, n := range prog.Nodes {
 		for _, in := range n.Inputs {
@@ -159,8 +162,15 @@ func (g *topoGen) errorf(pos spec.Pos, format string, args ...any) {
 
 func (g *topoGen) add(c jen.Code) { g.m.wiring = append(g.m.wiring, c) }
 
-// in is the variable of n's i-th input.
-func (g *topoGen) in(n *spec.Node, i int) jen.Code { return jen.Id(g.vars[n.Inputs[i]]) }
+// in is the variable of n's i-th input, read through sgstream.NonNullable
+// when it has pointer values and n's emitter expects plain ones.
+func (g *topoGen) in(n *spec.Node, i int) jen.Code {
+	v := jen.Id(g.vars[n.Inputs[i]])
+	if g.nulls.ptrVar[n.Inputs[i]] && !nativeNull(n) {
+		return jen.Qual(pathSgstream, "NonNullable").Call(v)
+	}
+	return v
+}
 
 // assign binds expr to n's variable, or calls it for its effect when no
 // node reads n.
@@ -172,7 +182,7 @@ func (g *topoGen) assign(n *spec.Node, expr jen.Code) {
 		return
 	}
 	v := g.varName(n)
-	g.add(jen.Id(v).Op(":=").Add(expr))
+	g.add(jen.Id(v).Op(":=").Add(g.nullableStream(n, expr)))
 }
 
 // varName makes a readable, unique local variable for a node, e.g.

@@ -455,6 +455,10 @@ type Node struct {
 	// (Windowed[Key]): on windowed aggregations and on the nodes downstream
 	// of them until the key is replaced. Window is then set as well.
 	WindowedKey bool
+	// NotNull is set on a filter written `filter: {not_null: true}`: it
+	// drops the records whose value is null (Kafka Streams'
+	// `filter((k, v) -> v != null)`), on every value type, and has no Fn.
+	NotNull bool
 }
 
 // Sink is where a `to` step writes.

@@ -9,11 +9,35 @@ import (
 // Stateless operations: record-at-a-time filters and mappers, split, merge,
 // and the conversions between streams, tables and topics.
 
+// stepFilter resolves filter and filter_not; `filter: {not_null: true}`
+// takes no function and drops null values (on streams only: a table's
+// predicate never sees a delete).
 func (p *parser) stepFilter(s *step) *Node {
 	o, n := s.start()
+	if o != nil && o.has("not_null") {
+		p.notNull(s, o, n)
+		p.keepKey(n, s.in)
+		return n
+	}
 	n.Fn = s.fn(o, s.def.role, "fn", "expr", true)
 	p.keepKey(n, s.in)
 	return n
+}
+
+// notNull checks a `not_null` filter: alone, true, on a stream.
+func (p *parser) notNull(s *step, o *obj, n *Node) {
+	switch {
+	case o.has("fn") || o.has("expr"):
+		s.errf(o.keyPos("not_null"), "want not_null or fn/expr, not both")
+	case !o.bool("not_null", false):
+		s.errf(o.keyPos("not_null"), "not_null: want true (leave it out for a predicate)")
+	case s.in != nil && s.in.Shape != ShapeStream:
+		s.errf(o.keyPos("not_null"), "not_null filters a stream: a table's predicate never sees a deleted row")
+	default:
+		n.NotNull = true
+		return
+	}
+	s.failed = true
 }
 
 // stepMap resolves map and flat_map, which declare a new key and value.

@@ -39,7 +39,7 @@ var (
 // opTable lists the operations in reference order, which is also the order
 // in which messages list them.
 var opTable = []*opDef{
-	{op: OpFilter, keys: fnKeys, inputs: streamOrTable, role: RolePredicate, resolve: (*parser).stepFilter},
+	{op: OpFilter, keys: []string{"fn", "expr", "not_null"}, inputs: streamOrTable, role: RolePredicate, resolve: (*parser).stepFilter},
 	{op: OpFilterNot, keys: fnKeys, inputs: streamOrTable, role: RolePredicate, resolve: (*parser).stepFilter},
 	{op: OpMap, keys: []string{"fn", "expr", "key", "value"}, inputs: streamOnly, role: RoleKeyValueMap,
 		example: "map: {fn: ToUser, key: string, value: User}", resolve: (*parser).stepMap},

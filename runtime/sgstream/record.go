@@ -2,6 +2,7 @@ package sgstream
 
 import (
 	"reflect"
+	"unsafe"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 )
@@ -49,10 +50,11 @@ type Windowed[K any] struct {
 	End   int64
 }
 
-// isNull reports whether v is a null value: only a nil generated record
-// (a pointer type with an IsNil method that works on a nil receiver) is.
-// User functions return plain Go values, so this is how a mapper that
-// returns nil produces a tombstone. Per-record callers use a nullTest made
+// isNull reports whether v is a null value: a nil generated record (a
+// pointer type with an IsNil method that works on a nil receiver), or a
+// nil pointer to a plain value (the *int64 of a stream whose values can be
+// null, see Nullable). This is how a mapper that returns nil produces a
+// tombstone. Per-record callers use a nullTest made
 // when the node is built.
 func isNull[V any](v V) bool { return newNullTest[V]().of(v) }
 
@@ -60,10 +62,18 @@ func isNull[V any](v V) bool { return newNullTest[V]().of(v) }
 // is built: for most types (strings, numbers, structs without IsNil) no value
 // is ever null, and asking reflect per record was a measurable part of a
 // stateless chain.
-type nullTest[V any] struct{ possible bool }
+type nullTest[V any] struct {
+	possible bool
+	// pointer is set for pointer types without an IsNil method: the value
+	// is null when the pointer is nil.
+	pointer bool
+}
 
 func newNullTest[V any]() nullTest[V] {
 	t := reflect.TypeFor[V]()
+	if t.Kind() == reflect.Pointer && !t.Implements(nullableType) {
+		return nullTest[V]{possible: true, pointer: true}
+	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		return nullTest[V]{possible: true}
@@ -78,6 +88,10 @@ func newNullTest[V any]() nullTest[V] {
 func (n nullTest[V]) of(v V) bool {
 	if !n.possible {
 		return false
+	}
+	if n.pointer {
+		// V is a pointer type: its value is one machine word.
+		return *(*unsafe.Pointer)(unsafe.Pointer(&v)) == nil
 	}
 	nv, ok := any(v).(nullable)
 	return ok && nv.IsNil()

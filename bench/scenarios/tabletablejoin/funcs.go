@@ -13,4 +13,4 @@ func Count(key string, value []byte) { probe.Hit() }
 func Join(key string, left, right []byte) []byte { return left }
 
 // Discard is the terminal foreach.
-func Discard(key string, value []byte) {}
+func Discard(key string, value *[]byte) {}
