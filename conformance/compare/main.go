@@ -33,7 +33,7 @@ var quickSet = []string{
 	"tumbling-count", "hopping-aggregate-suppress", "sliding-aggregate", "session-aggregate",
 	"session-count-final", "ss-outer-asym-grace", "st-left", "tt-outer", "fk-inner",
 	"table-groupby-aggregate", "branch-merge-count", "suppress-time-limit",
-	"table-filter-mapvalues", "sg-left", "tt-outer-materialized",
+	"table-filter-mapvalues", "sg-left", "tt-outer-materialized", "null-through-map",
 }
 
 type options struct {

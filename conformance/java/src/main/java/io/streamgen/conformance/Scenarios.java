@@ -174,6 +174,7 @@ final class Scenarios {
         streams();
         tables();
         lookups();
+        nulls();
         ALL.put("suppress-time-limit", b -> b
                 .stream("events", Consumed.with(S, L))
                 .groupByKey(Grouped.with(S, L))
@@ -466,6 +467,24 @@ final class Scenarios {
         });
     }
 
+    /** Tombstones through user functions: null-through-map. */
+    private static void nulls() {
+        ALL.put("null-through-map", b -> {
+            b.stream("plays", Consumed.with(S, L))
+                    .groupByKey(Grouped.with(S, L))
+                    .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(ofMillis(5_000)))
+                    .count(mat("play-counts", L))
+                    .toStream()
+                    .map(Scenarios::readableSession)
+                    .to("out-sessions", Produced.with(S, L));
+            KStream<String, Long> tagged = b.table("infos", Consumed.with(S, L), mat("infos-store", L))
+                    .toStream()
+                    .map(Scenarios::tagKey);
+            tagged.to("out-tagged", Produced.with(S, L));
+            tagged.filter((k, v) -> v != null).mapValues(v -> v * 2).to("out-present", Produced.with(S, L));
+        });
+    }
+
     private static <V, T extends StateStore> Materialized<String, V, T> mat(String store, Serde<V> values) {
         return Materialized.<String, V, T>as(store).withKeySerde(S).withValueSerde(values);
     }
@@ -506,6 +525,14 @@ final class Scenarios {
 
     static String orderWithProduct(JsonNode order, JsonNode product) {
         return order.get("qty").asLong() + "x" + label(product);
+    }
+
+    static KeyValue<String, Long> readableSession(Windowed<String> key, Long value) {
+        return KeyValue.pair(key.key() + "@" + key.window().start() + "->" + key.window().end(), value);
+    }
+
+    static KeyValue<String, Long> tagKey(String key, Long value) {
+        return KeyValue.pair(key + "!", value == null ? null : value * 10);
     }
 
     static boolean isSmall(String key, Long value) { return value < 5; }
