@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -66,6 +67,11 @@ func compare(w io.Writer, ss []*Scenario, out []byte) (*Result, error) {
 			if sd == nil || len(sd["streamgen"]) == 0 || len(sd["kstreams"]) == 0 {
 				return nil, fmt.Errorf("interop: %s: no records on %s from one side or both: a scenario that outputs nothing tests nothing", s.Name, o)
 			}
+			if slices.Contains(s.Tombstones, o) {
+				if err := tombstones(w, s.Name, o, sd); err != nil {
+					return nil, err
+				}
+			}
 			r, d := diffTopic(w, s.Name, o, sd, diffs)
 			recs, diffs = recs+r, diffs+d
 		}
@@ -113,4 +119,24 @@ func at(vs []string, i int) string {
 		return vs[i]
 	}
 	return "(none)"
+}
+
+// tombstones counts the null values of one output topic per side and fails when a side has
+// none; the counts are printed, for the record.
+func tombstones(w io.Writer, scenario, topic string, sd sides) error {
+	n := map[string]int{}
+	for side, keys := range sd {
+		for _, vs := range keys {
+			for _, v := range vs {
+				if v == "null" {
+					n[side]++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "interop: %s: %s: tombstones: streamgen %d, kafka streams %d\n", scenario, topic, n["streamgen"], n["kstreams"])
+	if n["streamgen"] == 0 || n["kstreams"] == 0 {
+		return fmt.Errorf("interop: %s: %s must carry tombstones on both sides", scenario, topic)
+	}
+	return nil
 }

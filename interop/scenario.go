@@ -25,6 +25,9 @@ type Scenario struct {
 	Formats []string `json:"formats"`
 	// Outputs are the topics the app writes; the twin writes each with TwinSuffix.
 	Outputs []string `json:"outputs"`
+	// Tombstones are the outputs that must carry tombstones on both sides (a value the
+	// consumer reads as null): a scenario about nulls that wrote none would test nothing.
+	Tombstones []string `json:"tombstones"`
 	// Quick scenarios are the subset the go test (make test) runs.
 	Quick bool `json:"quick"`
 	// Registry is true when a topic uses a registry format, so the run needs a registry.

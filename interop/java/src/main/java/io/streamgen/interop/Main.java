@@ -50,6 +50,7 @@ public final class Main {
     all.addAll(AvroScenarios.all());
     all.addAll(ProtobufScenarios.all());
     all.addAll(JsonSchemaScenarios.all());
+    all.addAll(SessionScenarios.all());
     for (Scenario s : all) {
       m.put(s.name(), s);
     }
