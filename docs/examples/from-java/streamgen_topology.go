@@ -26,10 +26,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.String,
 	})
-	processedFilterNot1 := sgstream.FilterNot(orders, "processed.filter_not1", func(key string, value string) bool {
-		return value == ""
-	})
-	processedMapValues2 := sgstream.MapValues(processedFilterNot1, "processed.map_values2", func(key string, value string) string {
+	processedFilter1 := sgstream.FilterNotNull(orders, "processed.filter1")
+	processedMapValues2 := sgstream.MapValues(processedFilter1, "processed.map_values2", func(key string, value string) string {
 		return strings.ToUpper(value)
 	})
 	processedPeek3 := sgstream.Peek(processedMapValues2, "processed.peek3", LogOrder)
