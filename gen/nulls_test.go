@@ -94,6 +94,7 @@ func TestNotNullFilterErrors(t *testing.T) {
 	for _, tc := range []struct{ step, want string }{
 		{`filter: {not_null: true, fn: F}`, "want not_null or fn/expr, not both"},
 		{`filter: {not_null: false}`, "not_null: want true"},
+		{"to_table: {store: again}\n      - filter: {not_null: true}", "a table's predicate never sees a deleted row"},
 	} {
 		_, err := spec.Parse("streamgen.yaml", []byte(strings.Replace(nullsSpec, "filter: {not_null: true}", tc.step, 1)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

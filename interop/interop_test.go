@@ -35,16 +35,23 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// TestInteropQuick is the subset of make interop that make test runs: the quick scenarios,
-// Java producer -> streamgen app -> Java consumer against the Kafka Streams twin, on the
-// real broker (and registry, for the registry formats).
-func TestInteropQuick(t *testing.T) {
-	brokers := kafkatest.Brokers(t)
+// prepare gets a test of the suite going: the broker's address (or a skip, or under CI=true a
+// failure, without one), no -short mode, the tools, and the repository root.
+func prepare(t *testing.T) (brokers []string, root string) {
+	t.Helper()
+	brokers = kafkatest.Brokers(t)
 	if testing.Short() {
 		t.Skip("interop: starts JVMs; skipped in -short mode")
 	}
 	need(t, "java", "mvn", "go")
-	root := repoRoot(t)
+	return brokers, repoRoot(t)
+}
+
+// TestInteropQuick is the subset of make interop that make test runs: the quick scenarios,
+// Java producer -> streamgen app -> Java consumer against the Kafka Streams twin, on the
+// real broker (and registry, for the registry formats).
+func TestInteropQuick(t *testing.T) {
+	brokers, root := prepare(t)
 	all, err := Load(root, "*")
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/streamgen/streamgen/internal/kafkatest"
 )
 
 // TestSessionWindowsTombstones runs the session-windows scenario (Confluent's
@@ -15,12 +13,7 @@ import (
 // where Kafka Streams writes null, record for record (compare fails the run when either side
 // writes no tombstone).
 func TestSessionWindowsTombstones(t *testing.T) {
-	brokers := kafkatest.Brokers(t)
-	if testing.Short() {
-		t.Skip("interop: starts JVMs; skipped in -short mode")
-	}
-	need(t, "java", "mvn", "go")
-	root := repoRoot(t)
+	brokers, root := prepare(t)
 	ss, err := Load(root, "session-windows")
 	if err != nil {
 		t.Fatal(err)
