@@ -174,6 +174,7 @@ final class Scenarios {
         streams();
         tables();
         lookups();
+        WindowedKeyScenarios.register(ALL);
         ALL.put("suppress-time-limit", b -> b
                 .stream("events", Consumed.with(S, L))
                 .groupByKey(Grouped.with(S, L))
