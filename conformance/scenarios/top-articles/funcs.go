@@ -5,12 +5,13 @@ package main
 import (
 	"strings"
 
+	"github.com/streamgen/streamgen/internal/javapq"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
 // User functions of top-articles, Confluent's TopArticlesLambdaExample. Each has a twin in
 // conformance/java/src/main/java/io/streamgen/conformance/WindowedKeyScenarios.java. The queue
-// functions reproduce java.util.PriorityQueue's heap operations step for step, because the
+// functions use java.util.PriorityQueue's heap operations (internal/javapq), because the
 // order of pages with equal counts is the heap's, and the output shows it.
 
 // IsArticle keeps pages whose flags say ARTICLE.
@@ -36,84 +37,29 @@ func EmptyQueue() *ViewQueue { return &ViewQueue{} }
 
 // AddToQueue is queue.add(record).
 func AddToQueue(key sgstream.Windowed[string], stats *PageViewStats, q *ViewQueue) *ViewQueue {
-	h := append(append([]PageViewStats(nil), q.Heap...), *stats)
-	siftUp(h, len(h)-1, *stats)
-	return &ViewQueue{Heap: h}
+	return &ViewQueue{Heap: javapq.Offer(q.Heap, *stats, byCountDesc)}
 }
 
-// RemoveFromQueue is queue.remove(record): the first equal element, by PriorityQueue.removeAt.
+// RemoveFromQueue is queue.remove(record).
 func RemoveFromQueue(key sgstream.Windowed[string], stats *PageViewStats, q *ViewQueue) *ViewQueue {
-	h := append([]PageViewStats(nil), q.Heap...)
-	for i := range h {
-		if h[i] == *stats {
-			return &ViewQueue{Heap: removeAt(h, i)}
-		}
-	}
-	return &ViewQueue{Heap: h}
+	return &ViewQueue{Heap: javapq.Remove(q.Heap, *stats, byCountDesc)}
 }
 
 // TopPages polls the 100 most viewed pages, one per line.
 func TopPages(key sgstream.Windowed[string], q *ViewQueue) string {
-	h := append([]PageViewStats(nil), q.Heap...)
 	var sb strings.Builder
-	for i := 0; i < 100 && len(h) > 0; i++ {
-		top := h[0]
-		last := h[len(h)-1]
-		h = h[:len(h)-1]
-		if len(h) > 0 {
-			siftDown(h, 0, last)
+	h := q.Heap
+	for i := 0; i < 100; i++ {
+		top, rest, ok := javapq.Poll(h, byCountDesc)
+		if !ok {
+			break
 		}
 		sb.WriteString(top.Page)
 		sb.WriteString("\n")
+		h = rest
 	}
 	return sb.String()
 }
 
 // byCountDesc is the example's comparator, (int) (o2.count - o1.count).
 func byCountDesc(a, b PageViewStats) int { return int(int32(b.Count - a.Count)) }
-
-// siftUp is PriorityQueue.siftUpUsingComparator: x moves up from k.
-func siftUp(h []PageViewStats, k int, x PageViewStats) {
-	for k > 0 {
-		parent := (k - 1) / 2
-		if byCountDesc(x, h[parent]) >= 0 {
-			break
-		}
-		h[k] = h[parent]
-		k = parent
-	}
-	h[k] = x
-}
-
-// siftDown is PriorityQueue.siftDownUsingComparator; it returns where x landed.
-func siftDown(h []PageViewStats, k int, x PageViewStats) int {
-	n := len(h)
-	for half := n / 2; k < half; {
-		child := 2*k + 1
-		if right := child + 1; right < n && byCountDesc(h[child], h[right]) > 0 {
-			child = right
-		}
-		if byCountDesc(x, h[child]) <= 0 {
-			break
-		}
-		h[k] = h[child]
-		k = child
-	}
-	h[k] = x
-	return k
-}
-
-// removeAt is PriorityQueue.removeAt: the last element fills the gap, sifted down, or up when
-// it did not move down.
-func removeAt(h []PageViewStats, i int) []PageViewStats {
-	s := len(h) - 1
-	moved := h[s]
-	h = h[:s]
-	if s == i {
-		return h
-	}
-	if siftDown(h, i, moved) == i {
-		siftUp(h, i, moved)
-	}
-	return h
-}
