@@ -154,7 +154,7 @@ func (r *replay) source(n *spec.Node) {
 // (topoGen.sink).
 func (r *replay) sink(prog *spec.Program, n *spec.Node) {
 	in := n.Inputs[0]
-	windowed := windowOf(in) != nil
+	windowed := keyWindow(in) != nil
 	if t := n.Sink.Topic; t != nil {
 		r.out[n] = r.g.Sink(n.Name, topograph.Topic{Name: t.Name, Windowed: windowed}, r.in(n, 0))
 		return

@@ -88,6 +88,25 @@ func durationLit(d time.Duration) *jen.Statement {
 	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
 }
 
+// keyWindow is the window the windowed key of n's records decodes with
+// (nil when the key is not windowed): the one the re-keying step that
+// declared the key resolved, or the windowed aggregation's.
+func keyWindow(n *spec.Node) *spec.Window {
+	for n != nil && n.Key != nil && (n.Key.Kind == spec.KindWindowed || n.Key.Kind == spec.KindSessionWindowed) {
+		if n.KeyWindow != nil {
+			return n.KeyWindow
+		}
+		if n.Window != nil {
+			return n.Window
+		}
+		if len(n.Inputs) == 0 {
+			return nil
+		}
+		n = n.Inputs[0]
+	}
+	return nil
+}
+
 // windowOf finds the window of a windowed node by walking up its inputs.
 func windowOf(n *spec.Node) *spec.Window {
 	for n != nil {

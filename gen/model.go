@@ -157,7 +157,7 @@ func windowFeeding(prog *spec.Program, t *spec.Topic) *spec.Window {
 	}
 	for _, n := range prog.Nodes {
 		if n.Op == spec.OpTo && n.Sink.Topic == t {
-			return windowOf(n.Inputs[0])
+			return keyWindow(n.Inputs[0])
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 
 func (g *topoGen) repartition(n *spec.Node) {
 	rp := n.Repartition
-	g.assign(n, jen.Qual(pathSgstream, "Repartition").Call(g.in(n, 0), jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(n.Key, nil), g.serde(n.Value, nil)))
+	g.assign(n, jen.Qual(pathSgstream, "Repartition").Call(g.in(n, 0), jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(n.Key, keyWindow(n)), g.serde(n.Value, nil)))
 }
 
 // repartitioned routes side (the stream of node in) through repartition
@@ -22,19 +22,19 @@ func (g *topoGen) repartitioned(side jen.Code, in *spec.Node, rp *spec.Repartiti
 		return side
 	}
 	v := g.varName(&spec.Node{Name: rp.Name + "-repartitioned"})
-	g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Repartition").Call(side, jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(in.Key, nil), g.serde(in.Value, nil)))
+	g.add(jen.Id(v).Op(":=").Qual(pathSgstream, "Repartition").Call(side, jen.Lit(rp.Name), jen.Lit(rp.Partitions), g.serde(in.Key, keyWindow(in)), g.serde(in.Value, nil)))
 	return jen.Id(v)
 }
 
 func (g *topoGen) toTable(n *spec.Node) {
 	src := g.repartitioned(g.in(n, 0), n.Inputs[0], n.Repartition)
-	g.assign(n, jen.Qual(pathSgstream, "ToTable").Call(src, jen.Lit(n.Name), g.m.storeName(n.Store), g.serde(n.Key, nil), g.serde(n.Value, nil)))
+	g.assign(n, jen.Qual(pathSgstream, "ToTable").Call(src, jen.Lit(n.Name), g.m.storeName(n.Store), g.serde(n.Key, keyWindow(n)), g.serde(n.Value, nil)))
 }
 
 // groupByKey groups in place, or through the node's repartition topic when
 // the key changed upstream.
 func (g *topoGen) groupByKey(n *spec.Node) {
-	args := []jen.Code{g.in(n, 0), g.serde(n.Key, nil), g.serde(n.Value, nil)}
+	args := []jen.Code{g.in(n, 0), g.serde(n.Key, keyWindow(n)), g.serde(n.Value, nil)}
 	if rp := n.Repartition; rp != nil {
 		args = append(args, jen.Qual(pathSgstream, "RepartitionAs").Call(jen.Lit(rp.Name)))
 	}
@@ -49,5 +49,5 @@ func (g *topoGen) groupBy(n *spec.Node) {
 		op, sig = "GroupByTable", g.signature(spec.RoleKeyValueMap, in.Key, in.Value, n.Key, n.Value, nil)
 	}
 	f := g.fn(n, n.Fn, sig)
-	g.assign(n, jen.Qual(pathSgstream, op).Call(g.in(n, 0), jen.Lit(n.Repartition.Name), f, g.serde(n.Key, nil), g.serde(n.Value, nil)))
+	g.assign(n, jen.Qual(pathSgstream, op).Call(g.in(n, 0), jen.Lit(n.Repartition.Name), f, g.serde(n.Key, keyWindow(n)), g.serde(n.Value, nil)))
 }

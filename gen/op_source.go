@@ -74,10 +74,10 @@ func (g *topoGen) sink(n *spec.Node) {
 	in := n.Inputs[0]
 	var cfg keyed
 	if t := g.c.sinkTopic(n, dynamicTopics(g.prog, in)); t != nil {
-		cfg.add("Key", g.c.topicSerde(t, true, windowOf(in)))
+		cfg.add("Key", g.c.topicSerde(t, true, keyWindow(in)))
 		cfg.add("Value", g.c.topicSerde(t, false, nil))
 	} else {
-		cfg.add("Key", g.serde(in.Key, windowOf(in)))
+		cfg.add("Key", g.serde(in.Key, keyWindow(in)))
 		cfg.add("Value", g.serde(in.Value, nil))
 	}
 	conf := jen.Qual(pathSgstream, "SinkConfig").Types(g.typ(in.Key), g.typ(in.Value)).Values(cfg.items()...)

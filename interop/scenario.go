@@ -33,9 +33,12 @@ type Scenario struct {
 	// Registry is true when a topic uses a registry format, so the run needs a registry.
 	Registry bool `json:"-"`
 
-	AppID  string         `json:"-"`
-	Inputs []string       `json:"-"`
-	Topics map[string]int `json:"-"` // every topic of the spec and its partitions
+	AppID  string   `json:"-"`
+	Inputs []string `json:"-"`
+	// Repartitions are the names of the spec's repartition topics, without the
+	// application id and "-repartition" around them.
+	Repartitions []string       `json:"-"`
+	Topics       map[string]int `json:"-"` // every topic of the spec and its partitions
 }
 
 // TwinSuffix ends the name of the topic the Kafka Streams twin writes in place of an output.
@@ -102,6 +105,11 @@ func loadOne(root, dir, name string) (*Scenario, error) {
 			}
 		}
 	}
+	for _, n := range prog.Nodes {
+		if n.Repartition != nil {
+			s.Repartitions = append(s.Repartitions, n.Repartition.Name)
+		}
+	}
 	for _, o := range s.Outputs {
 		n, ok := s.Topics[o]
 		if !ok {
@@ -113,6 +121,16 @@ func loadOne(root, dir, name string) (*Scenario, error) {
 		return nil, fmt.Errorf("interop: %s/scenario.json: needs formats, and a spec with input topics", name)
 	}
 	return s, nil
+}
+
+// consumed are the topics the application appID reads: the inputs and its
+// repartition topics, whose records must be processed too before the outputs are complete.
+func (s *Scenario) consumed(appID string) []string {
+	out := slices.Clone(s.Inputs)
+	for _, r := range s.Repartitions {
+		out = append(out, appID+"-"+r+"-repartition")
+	}
+	return out
 }
 
 // FormatsOf lists the formats the scenarios cover, sorted, for the summary.

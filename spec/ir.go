@@ -453,12 +453,20 @@ type Node struct {
 	Emit EmitStrategy
 	// WindowedKey is set when the records' key is a windowed key
 	// (Windowed[Key]): on windowed aggregations and on the nodes downstream
-	// of them until the key is replaced. Window is then set as well.
+	// of them until the key is replaced (Window is then set as well), and
+	// on a step that declares a windowed key and the nodes after it
+	// (KeyWindow is then set).
 	WindowedKey bool
 	// NotNull is set on a filter written `filter: {not_null: true}`: it
 	// drops the records whose value is null (Kafka Streams'
 	// `filter((k, v) -> v != null)`), on every value type, and has no Fn.
 	NotNull bool
+	// KeyWindow is the window a windowed key declared by a re-keying step
+	// (map, flat_map, select_key, group_by, process) decodes with: for
+	// windowed<K> the input's window or the step's window_size, for
+	// session_windowed<K> a session window (the key carries its end). Nil
+	// on windowed aggregations, whose key window is Window.
+	KeyWindow *Window
 }
 
 // Sink is where a `to` step writes.

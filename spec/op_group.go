@@ -26,21 +26,22 @@ func (p *parser) stepGroupByKey(s *step) *Node {
 
 func (p *parser) stepGroupBy(s *step) *Node {
 	o, n := s.start()
-	n.WindowedKey, n.Window = false, nil
+	n.WindowedKey, n.Window, n.KeyWindow = false, nil, nil
 	isTable := s.in.Shape == ShapeTable && !s.inBad
 	if isTable {
 		n.Shape = ShapeGroupedTable
 		n.Fn = s.fn(o, RoleKeyValueMap, "fn", "expr", true)
-		n.Key, n.Value = s.typ(o, "key", true), s.typ(o, "value", true)
+		n.Key, n.Value = s.keyType(o, true), s.typ(o, "value", true)
 	} else {
 		n.Shape = ShapeGroupedStream
 		n.Fn = s.fn(o, RoleKeySelect, "fn", "expr", true)
-		n.Key = s.typ(o, "key", true)
+		n.Key = s.keyType(o, true)
 		if o != nil && o.has("value") {
 			s.errf(o.keyPos("value"), "value is only for group_by on a table; on a stream the value is unchanged")
 			p.hintf("change the value with map_values before group_by")
 		}
 	}
+	s.keyWindow(o, n)
 	if s.needName("group_by always repartitions, and the repartition topic needs a name") {
 		n.Repartition = s.repartition(n, s.stepName, 0)
 	}

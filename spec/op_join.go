@@ -84,7 +84,7 @@ func (p *parser) stepJoin(s *step) *Node {
 	}
 	def := joinShapes[j.Shape]
 	n.Shape = def.output
-	n.WindowedKey, n.Window = false, nil
+	n.WindowedKey, n.Window, n.KeyWindow = false, nil, nil
 	js.misplacedOptions(def)
 	if js.left.WindowedKey || right.WindowedKey {
 		s.errf(s.pos, "cannot join records with windowed keys")

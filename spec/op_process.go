@@ -16,7 +16,7 @@ func (p *parser) stepProcess(s *step) *Node {
 		s.failed = true
 	}
 	if o.has("key") {
-		n.Key = s.typ(o, "key", true)
+		n.Key = s.keyType(o, true)
 	}
 	if o.has("value") {
 		n.Value = s.typ(o, "value", true)
@@ -47,6 +47,7 @@ func (p *parser) stepProcess(s *step) *Node {
 	if s.op == OpProcess {
 		// Like Kafka Streams, a processor may forward any key.
 		p.changeKey(n)
+		s.keyWindow(o, n)
 	} else {
 		p.keepKey(n, s.in)
 	}

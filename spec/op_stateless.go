@@ -44,8 +44,9 @@ func (p *parser) notNull(s *step, o *obj, n *Node) {
 func (p *parser) stepMap(s *step) *Node {
 	o, n := s.start()
 	n.Fn = s.fn(o, s.def.role, "fn", "expr", true)
-	n.Key, n.Value = s.typ(o, "key", true), s.typ(o, "value", true)
+	n.Key, n.Value = s.keyType(o, true), s.typ(o, "value", true)
 	p.changeKey(n)
+	s.keyWindow(o, n)
 	return n
 }
 
@@ -64,8 +65,9 @@ func (p *parser) stepMapValues(s *step) *Node {
 func (p *parser) stepSelectKey(s *step) *Node {
 	o, n := s.start()
 	n.Fn = s.fn(o, s.def.role, "fn", "expr", true)
-	n.Key = s.typ(o, "key", true)
+	n.Key = s.keyType(o, true)
 	p.changeKey(n)
+	s.keyWindow(o, n)
 	return n
 }
 

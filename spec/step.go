@@ -76,7 +76,7 @@ func (s *step) newNode() *Node {
 	n := &Node{Pos: s.pos, Name: s.name, Op: s.op, Inputs: []*Node{s.in}, Shape: s.in.Shape,
 		Key: s.in.Key, Value: s.in.Value, Doc: s.doc, WindowedKey: s.in.WindowedKey}
 	if s.in.WindowedKey {
-		n.Window = s.in.Window
+		n.Window, n.KeyWindow = s.in.Window, s.in.KeyWindow
 	}
 	return n
 }
@@ -227,8 +227,14 @@ func (s *step) subFn(o *obj, key string, role FuncRole) *Func {
 	return &Func{Pos: o.valPos(key), Role: role, Name: name}
 }
 
-// typ reads an output type.
+// typ reads an output type, which may not be windowed.
 func (s *step) typ(o *obj, key string, required bool) *Type {
+	return s.typeOf(o, key, required, false)
+}
+
+// typeOf reads an output type; windowedOK allows windowed<K> and
+// session_windowed<K> (a key).
+func (s *step) typeOf(o *obj, key string, required, windowedOK bool) *Type {
 	if o == nil {
 		return nil
 	}
@@ -248,7 +254,10 @@ func (s *step) typ(o *obj, key string, required bool) *Type {
 		s.failed = true
 		return nil
 	}
-	t := s.p.checkNotWindowed(s.p.resolveType(str, o.valPos(key), s.ctx()+": "+key), o.valPos(key), s.ctx()+": "+key)
+	t := s.p.resolveType(str, o.valPos(key), s.ctx()+": "+key)
+	if !windowedOK {
+		t = s.p.checkNotWindowed(t, o.valPos(key), s.ctx()+": "+key)
+	}
 	if t == nil {
 		s.failed = true
 	}

@@ -300,10 +300,10 @@ func (p *parser) keepKey(n, in *Node) {
 // must repartition.
 func (p *parser) changeKey(n *Node) {
 	p.keyChangedAt[n] = n
-	n.WindowedKey, n.Window = false, nil
+	n.WindowedKey, n.Window, n.KeyWindow = false, nil, nil
 }
 
 // terminal makes n an end of the graph: it produces nothing.
 func (p *parser) terminal(n *Node) {
-	n.Shape, n.Key, n.Value, n.WindowedKey, n.Window = ShapeNone, nil, nil, false, nil
+	n.Shape, n.Key, n.Value, n.WindowedKey, n.Window, n.KeyWindow = ShapeNone, nil, nil, false, nil, nil
 }

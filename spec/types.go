@@ -224,11 +224,12 @@ func hasWindowed(t *Type) bool {
 	return false
 }
 
-// checkNotWindowed rejects windowed types outside topic keys.
+// checkNotWindowed rejects windowed types outside keys (a topic's, or the
+// key a step declares).
 func (p *parser) checkNotWindowed(t *Type, pos Pos, ctx string) *Type {
 	if hasWindowed(t) {
-		p.errf(pos, "%swindowed types are only for topic keys, not %q", prefix(ctx), t)
-		p.hintf("windowed aggregations produce windowed keys by themselves; only a topic they are written to declares one")
+		p.errf(pos, "%swindowed types are only for keys, not %q", prefix(ctx), t)
+		p.hintf("a windowed type is the key of a topic, or the key of map, flat_map, select_key, group_by or process")
 		return nil
 	}
 	return t

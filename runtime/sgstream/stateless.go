@@ -329,7 +329,13 @@ func Repartition[K, V any](s Stream[K, V], name string, partitions int, key serd
 // back from source, the nodes of a repartition layout.
 func repartitionThrough[K, V any](s Stream[K, V], sink, source *nodeInfo, key serdes.Serde[K], value serdes.Serde[V]) Stream[K, V] {
 	topic := sink.Writes[0]
-	s.to(newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value}))
+	out := newSink(s.b, topic, nil, SinkConfig[K, V]{Key: key, Value: value})
+	// A repartition topic is partitioned by the whole serialized key, a
+	// windowed one too: Kafka Streams gives its sink no partitioner, and
+	// only a `to` with a windowed serializer gets the
+	// WindowedStreamPartitioner.
+	out.windowed = nil
+	s.to(out)
 	t := s.b.g.Topics[topic]
 	return readSource(s.b, source, SourceConfig[K, V]{Topic: topic, Key: key, Value: value, Partitions: t.Partitions, role: engine.TopicRepartition})
 }

@@ -175,6 +175,7 @@ final class Scenarios {
         tables();
         lookups();
         nulls();
+        WindowedKeyScenarios.register(ALL);
         ALL.put("suppress-time-limit", b -> b
                 .stream("events", Consumed.with(S, L))
                 .groupByKey(Grouped.with(S, L))

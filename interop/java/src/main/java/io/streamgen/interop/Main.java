@@ -18,7 +18,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -47,6 +46,7 @@ public final class Main {
   static Map<String, Scenario> scenarios() {
     Map<String, Scenario> m = new LinkedHashMap<>();
     List<Scenario> all = new ArrayList<>(JsonScenarios.all());
+    all.addAll(WindowedScenarios.all());
     all.addAll(AvroScenarios.all());
     all.addAll(ProtobufScenarios.all());
     all.addAll(JsonSchemaScenarios.all());
@@ -153,8 +153,8 @@ public final class Main {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, env.brokers);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    try (KafkaConsumer<String, byte[]> c =
-        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       for (Scenario s : picked) {
         for (String topic : s.outputs()) {
           for (String t : List.of(topic, topic + TWIN)) {
@@ -167,7 +167,7 @@ public final class Main {
   }
 
   static void drain(
-      Env env, KafkaConsumer<String, byte[]> c, Scenario s, String topic, String t, PrintStream out)
+      Env env, KafkaConsumer<byte[], byte[]> c, Scenario s, String topic, String t, PrintStream out)
       throws Exception {
     List<TopicPartition> tps = new ArrayList<>();
     for (PartitionInfo pi : c.partitionsFor(t)) {
@@ -181,14 +181,14 @@ public final class Main {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("interop: " + t + " not read to its end in 60s");
       }
-      for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+      for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
         ObjectNode line = Env.JSON.createObjectNode();
         line.put("scenario", s.name());
         line.put("side", t.endsWith(TWIN) ? "kstreams" : "streamgen");
         line.put("topic", topic);
         line.put("partition", r.partition());
         line.put("offset", r.offset());
-        line.put("key", r.key());
+        line.put("key", s.decodeKey(topic, r.key()));
         JsonNode v = s.decode(env, topic, r.value());
         line.set("value", v);
         out.println(Env.JSON.writeValueAsString(line));
@@ -196,7 +196,7 @@ public final class Main {
     }
   }
 
-  static boolean done(KafkaConsumer<String, byte[]> c, Map<TopicPartition, Long> end) {
+  static boolean done(KafkaConsumer<?, ?> c, Map<TopicPartition, Long> end) {
     for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
       if (c.position(e.getKey()) < e.getValue()) {
         return false;

@@ -24,4 +24,12 @@ interface Scenario {
 
   /** Decodes one value of an output topic (null for a tombstone) into its canonical JSON. */
   JsonNode decode(Env env, String topic, byte[] value) throws Exception;
+
+  /**
+   * Decodes one key of an output topic into the string the sides are compared by: UTF-8 text
+   * unless the scenario's keys have another layout (windowed keys).
+   */
+  default String decodeKey(String topic, byte[] key) {
+    return key == null ? null : new String(key, java.nio.charset.StandardCharsets.UTF_8);
+  }
 }
