@@ -324,7 +324,7 @@ func (tk *task) process(force bool) (int, error) {
 		// allocation on the hot path (it escapes into Task.Process).
 		raw := &tk.raw
 		*raw = sgstream.RawRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
-			Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()}
+			Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli(), Stable: true}
 		if len(r.Headers) > 0 {
 			raw.Headers = make([]sgstream.Header, len(r.Headers))
 			for i, h := range r.Headers {

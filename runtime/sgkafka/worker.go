@@ -79,6 +79,9 @@ type worker struct {
 	clEnd     map[string]int64 // changelog checkpoint key → next offset produced
 	clSent    int64            // changelog records sent in the open transaction
 	rr        map[string]int32 // round robin for records without a key
+	// parts caches Engine.partitions for the collector, which asked for
+	// it under the engine's lock once per record produced.
+	parts map[string]int32
 }
 
 type eventKind int
@@ -97,7 +100,7 @@ type rebalanceEvent struct {
 
 func newWorker(e *Engine, idx int) (*worker, error) {
 	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[engine.TaskID]*task{},
-		clEnd: map[string]int64{}, rr: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
+		clEnd: map[string]int64{}, rr: map[string]int32{}, parts: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
 	w.log = e.log.With("worker", idx)
 	w.promiseFn = w.promise
 	w.standby = newStandbySet(w)
@@ -678,18 +681,23 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 		return err
 	}
 	if partition < 0 {
-		n, err := w.e.partitions(context.Background(), topic)
-		if err != nil {
-			return err
+		n, ok := w.parts[topic]
+		if !ok {
+			c, err := w.e.partitions(context.Background(), topic)
+			if err != nil {
+				return err
+			}
+			n = int32(c)
+			w.parts[topic] = n
 		}
 		if partitionKey == nil {
 			partitionKey = key
 		}
 		if partitionKey == nil {
-			partition = w.rr[topic] % int32(n)
+			partition = w.rr[topic] % n
 			w.rr[topic]++
 		} else {
-			partition = sgpartition.Partition(partitionKey, int32(n))
+			partition = sgpartition.Partition(partitionKey, n)
 		}
 	}
 	r := newRecord(key, value)

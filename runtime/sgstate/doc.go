@@ -34,9 +34,14 @@
 // memory variant keeps each key's staged write beside its committed value;
 // the Pebble variant stages in an overlay skiplist whose tombstones hide
 // committed keys (reads look there first) and writes the overlay, its
-// staged range deletions and the checkpoint key in one batch at commit. Commits are NoSync by
-// default: the Kafka changelog is the durable copy, and an OS crash can only
-// lose a suffix of commits, which restoration replays.
+// staged range deletions and the checkpoint key in one batch at commit. By
+// default a Pebble store writes no write-ahead log (PebbleOptions.WAL): the
+// Kafka changelog is the durable copy, and the store is durable as of its
+// last memtable flush, which holds the checkpoint of the last commit it
+// contains. A kill -9 or an OS crash loses only a suffix of commits, which
+// restoration replays from the changelog; the store flushes when a commit
+// finds nothing new (the application went idle), when a memtable fills, and
+// on Close.
 //
 // One engine abstraction (an ordered byte map with staging) sits under all
 // stores, so key-value, window and session logic is written once and the

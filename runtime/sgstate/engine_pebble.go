@@ -66,6 +66,17 @@ type pebbleEngine struct {
 	itBusy  bool
 	itStale bool // dropped while busy: close when the scan ends
 	bounds  []byte
+
+	// Without a WAL (PebbleOptions.WAL), a commit is durable once the
+	// memtable holding it is flushed. unflushed says commits were written
+	// since the last flush was asked for; lastCP is the encoded checkpoint
+	// of the last commit, so that a commit that changes nothing is seen
+	// as the application going idle; flushed is the last asked-for flush,
+	// closed when it completes.
+	noWAL     bool
+	unflushed bool
+	lastCP    []byte
+	flushed   <-chan struct{}
 }
 
 func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger) (*pebbleEngine, error) {
@@ -76,11 +87,14 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	if err != nil {
 		return nil, fmt.Errorf("streamgen: state store %q: open pebble: %w", name, err)
 	}
-	// Always a synced commit: it is the only way to make Pebble write the
-	// batch to its WAL file before Commit returns (NoSync leaves it in a
-	// 32 KiB in-process buffer, lost with the process). Unless o.Sync, the
-	// WAL's fsync is skipped (walWriteThroughFS).
-	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}}
+	// With a WAL, always a synced commit: it is the only way to make Pebble
+	// write the batch to its WAL file before Commit returns (NoSync leaves
+	// it in a 32 KiB in-process buffer, lost with the process). Unless
+	// o.Sync, the WAL's fsync is skipped (walWriteThroughFS).
+	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: !o.wal()}
+	if e.noWAL {
+		e.wo = pebble.NoSync
+	}
 	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
 		e.dropIter() // its scan may have left the kept iterator open
 		db.Close()
@@ -120,8 +134,9 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 		for _, p := range props {
 			b.Set(e.metaKey(p.key), []byte(p.want), nil)
 		}
-		err = b.Commit(pebble.Sync)
+		err = b.Commit(e.wo)
 		e.dropIter()
+		e.unflushed = true
 		return err
 	}
 	for _, p := range props {
@@ -356,6 +371,7 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
+	e.unflushed = true
 	return nil
 }
 
@@ -370,8 +386,17 @@ func (e *pebbleEngine) getMeta(k string) ([]byte, bool, error) {
 }
 
 func (e *pebbleEngine) commit(cp map[string]int64) error {
-	if !e.hasStaged() && cp == nil {
-		return nil
+	var enc []byte
+	if cp != nil {
+		var err error
+		if enc, err = encodeCheckpoint(cp); err != nil {
+			return err
+		}
+	}
+	if !e.hasStaged() && (cp == nil || bytes.Equal(enc, e.lastCP)) {
+		// Nothing new since the last commit: the application is idle, a
+		// good time to make what it committed durable.
+		return e.flushIdle()
 	}
 	b := e.db.NewBatch()
 	defer b.Close()
@@ -403,10 +428,6 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 		}
 	}
 	if cp != nil {
-		enc, err := encodeCheckpoint(cp)
-		if err != nil {
-			return err
-		}
 		if err := b.Set(e.metaKey(metaCheckpoint), enc, nil); err != nil {
 			return fmt.Errorf("streamgen: pebble commit: %w", err)
 		}
@@ -418,6 +439,39 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
 	e.resetStage()
+	e.unflushed = true
+	if cp != nil {
+		e.lastCP = enc
+	}
+	return nil
+}
+
+// flushIdle starts a flush of the memtable if the store has no WAL and
+// commits since the last flush; it does not wait for it. A store written
+// without pause still flushes when its memtable fills, so after kill -9 it
+// restores at most about a memtable's worth of changelog.
+func (e *pebbleEngine) flushIdle() error {
+	if !e.noWAL || !e.unflushed {
+		return nil
+	}
+	ch, err := e.db.AsyncFlush()
+	if err != nil {
+		return fmt.Errorf("streamgen: pebble flush: %w", err)
+	}
+	e.flushed, e.unflushed = ch, false
+	return nil
+}
+
+// waitFlushed starts a flush of unflushed commits and waits for every flush
+// asked for: after it, everything committed survives kill -9.
+func (e *pebbleEngine) waitFlushed() error {
+	if err := e.flushIdle(); err != nil {
+		return err
+	}
+	if e.flushed != nil {
+		<-e.flushed
+		e.flushed = nil
+	}
 	return nil
 }
 
@@ -447,7 +501,10 @@ func (e *pebbleEngine) close() error {
 	e.abort()
 	e.itBusy = false
 	e.dropIter()
-	if err := e.db.Close(); err != nil {
+	// Without a WAL, Pebble's Close drops the memtable: flush it, so that a
+	// store closed cleanly reopens at its last commit.
+	ferr := e.waitFlushed()
+	if err := errors.Join(ferr, e.db.Close()); err != nil {
 		return fmt.Errorf("streamgen: pebble close: %w", err)
 	}
 	return nil

@@ -76,10 +76,14 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 			mustNoErr(t, s.Put([]byte("b"), []byte("2")))
 			if abandon {
 				// Simulate a crash: drop the staged batch without going
-				// through Close, then release the DB lock so it can reopen.
+				// through Close, make what was committed durable (without
+				// a WAL, a kill loses what was not flushed, see
+				// TestKillNineReopensAtAFlushedCommit), then release the
+				// DB lock so it can reopen.
 				ks := s.(*kvStore)
 				pe := ks.eng.(*pebbleEngine)
 				pe.resetStage()
+				mustNoErr(t, pe.waitFlushed())
 				mustNoErr(t, pe.db.Close())
 			} else {
 				mustNoErr(t, s.Close())
@@ -164,24 +168,45 @@ func TestLayoutMismatch(t *testing.T) {
 	}
 }
 
-// TestCommitSurvivesKill: a commit is on disk (in the OS, not necessarily
-// fsynced) when Commit returns, so a process killed with SIGKILL reopens at
-// its last commit. The store directory is copied while the store is still
-// open, which is what SIGKILL leaves behind; Close would flush Pebble's
-// buffers and hide the loss.
+// TestCommitSurvivesKill: with a WAL, a commit is on disk (in the OS, not
+// necessarily fsynced) when Commit returns, so a process killed with
+// SIGKILL reopens at its last commit. Without one (the default), it reopens
+// at its last flush, which an idle commit starts: an earlier commit and its
+// checkpoint, from which the changelog restores the rest. The store
+// directory is copied while the store is still open, which is what SIGKILL
+// leaves behind; Close would flush Pebble's buffers and hide the loss.
 func TestCommitSurvivesKill(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "kv")
-	s := NewPebbleKeyValue("kv", nil)
-	initStore(t, s, dir, nil)
-	defer s.Close()
-	for i := int64(1); i <= 3; i++ {
-		mustNoErr(t, s.Put([]byte("a"), []byte{byte('0' + i)}))
-		mustNoErr(t, s.(Transactional).Commit(map[string]int64{"t/0": i}))
+	commit3 := func(t *testing.T, o *PebbleOptions) (*kvStore, string) {
+		dir := filepath.Join(t.TempDir(), "kv")
+		s := NewPebbleKeyValue("kv", o)
+		initStore(t, s, dir, nil)
+		t.Cleanup(func() { s.Close() })
+		for i := int64(1); i <= 3; i++ {
+			mustNoErr(t, s.Put([]byte("a"), []byte{byte('0' + i)}))
+			mustNoErr(t, s.(Transactional).Commit(map[string]int64{"t/0": i}))
+		}
+		return s.(*kvStore), dir
 	}
-	killed := filepath.Join(t.TempDir(), "killed")
-	mustNoErr(t, os.CopyFS(killed, os.DirFS(dir)))
-	mustNoErr(t, os.Remove(filepath.Join(killed, "LOCK")))
-	checkReopened(t, killed, "[{a 3}]", 3)
+	killed := func(t *testing.T, dir string) string {
+		k := filepath.Join(t.TempDir(), "killed")
+		mustNoErr(t, os.CopyFS(k, os.DirFS(dir)))
+		mustNoErr(t, os.Remove(filepath.Join(k, "LOCK")))
+		return k
+	}
+	t.Run("wal", func(t *testing.T) {
+		_, dir := commit3(t, &PebbleOptions{WAL: true})
+		checkReopened(t, killed(t, dir), "[{a 3}]", 3)
+	})
+	t.Run("no wal", func(t *testing.T) {
+		s, dir := commit3(t, nil)
+		// Nothing flushed yet: the store reopens empty, without a
+		// checkpoint (restore everything).
+		checkReopened(t, killed(t, dir), "[]", 0)
+		// A commit with nothing new flushes.
+		mustNoErr(t, s.Commit(map[string]int64{"t/0": 3}))
+		mustNoErr(t, s.eng.(*pebbleEngine).waitFlushed())
+		checkReopened(t, killed(t, dir), "[{a 3}]", 3)
+	})
 }
 
 // checkReopened opens the Pebble key-value store in dir anew and checks

@@ -2,6 +2,7 @@ package sgstream
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
 	"github.com/streamgen/streamgen/serdes"
@@ -18,6 +19,7 @@ type SourceConfig[K, V any] struct {
 	Timestamp  func(key K, value V, valueNull bool, recordTs int64) int64
 	Partitions int
 	role       engine.TopicRole // engine.TopicExternal (0), or the role of an internal source
+	valueView  byteView         // set by readSource: Value decodes to its own bytes
 }
 
 // Source reads a topic as a stream.
@@ -30,6 +32,7 @@ func Source[K, V any](b *Builder, name string, cfg SourceConfig[K, V]) Stream[K,
 // cfg.Topic.
 func readSource[K, V any](b *Builder, info *nodeInfo, cfg SourceConfig[K, V]) Stream[K, V] {
 	s, out := newStream[K, V](b, info)
+	cfg.valueView = viewOf(cfg.Value)
 	b.addSource(info, cfg.Topic, func(t *task, raw *RawRecord) error {
 		r, ok, err := decodeRecord(t, raw, cfg)
 		if err != nil || !ok {
@@ -49,10 +52,19 @@ func decodeRecord[K, V any](t *task, raw *RawRecord, cfg SourceConfig[K, V]) (r 
 	} else if r.Key, err = cfg.Key.Decode(raw.Key); err != nil {
 		return r, false, fmt.Errorf("%w: key: %w", ErrDeserialization, err)
 	}
-	if raw.Value == nil {
+	switch {
+	case raw.Value == nil:
 		r.ValueNull = true
-	} else if r.Value, err = cfg.Value.Decode(raw.Value); err != nil {
-		return r, false, fmt.Errorf("%w: value: %w", ErrDeserialization, err)
+	case cfg.valueView == viewBytes && raw.Stable:
+		// serdes.Bytes would copy the value: keep the record's own bytes,
+		// as Kafka Streams' ByteArrayDeserializer does, capped so that an
+		// append by the user does not write past them.
+		v := raw.Value[:len(raw.Value):len(raw.Value)]
+		r.Value = *(*V)(unsafe.Pointer(&v))
+	default:
+		if r.Value, err = cfg.Value.Decode(raw.Value); err != nil {
+			return r, false, fmt.Errorf("%w: value: %w", ErrDeserialization, err)
+		}
 	}
 	ts := raw.Timestamp
 	if cfg.Timestamp != nil {
@@ -279,11 +291,14 @@ type sink[K, V any] struct {
 	choose     func(K, V) (string, error)
 	cfg        SinkConfig[K, V]
 	windowed   WindowedKeySerde[K] // cfg.Key when it partitions by base key
+	kview      byteView            // cfg.Key encodes as the key's own bytes
+	vview      byteView
 	kbuf, vbuf []byte
 }
 
 func newSink[K, V any](b *Builder, topic string, choose func(K, V) (string, error), cfg SinkConfig[K, V]) *sink[K, V] {
-	return &sink[K, V]{t: b.task, topic: topic, choose: choose, cfg: cfg, windowed: cfg.windowedKey()}
+	return &sink[K, V]{t: b.task, topic: topic, choose: choose, cfg: cfg, windowed: cfg.windowedKey(),
+		kview: viewOf(cfg.Key), vview: viewOf(cfg.Value)}
 }
 
 func (s *sink[K, V]) Process(r Record[K, V]) error {
@@ -296,18 +311,16 @@ func (s *sink[K, V]) Process(r Record[K, V]) error {
 	}
 	var key, value []byte
 	var err error
+	// An empty key or value is not a null one: encodeView keeps it non-nil.
 	if !r.KeyNull {
-		if s.kbuf, err = s.cfg.Key.Append(s.kbuf[:0], r.Key); err != nil {
+		if key, s.kbuf, err = encodeView(s.kview, s.cfg.Key, s.kbuf, &r.Key); err != nil {
 			return fmt.Errorf("%w: serialize key for %q: %w", ErrProcessing, topic, err)
 		}
-		// An empty key is not a null key: keep it non-nil.
-		key = nonNil(s.kbuf)
 	}
 	if !r.ValueNull {
-		if s.vbuf, err = s.cfg.Value.Append(s.vbuf[:0], r.Value); err != nil {
+		if value, s.vbuf, err = encodeView(s.vview, s.cfg.Value, s.vbuf, &r.Value); err != nil {
 			return fmt.Errorf("%w: serialize value for %q: %w", ErrProcessing, topic, err)
 		}
-		value = nonNil(s.vbuf)
 	}
 	pk := key
 	if s.windowed != nil && !r.KeyNull {

@@ -13,7 +13,9 @@ import (
 type Collector interface {
 	// Send writes a record. partition < 0 lets the collector choose with
 	// Kafka's default partitioner applied to partitionKey (the key bytes,
-	// or the base key of a windowed key).
+	// or the base key of a windowed key). key, value and partitionKey are
+	// read during the call only (sinks pass views of strings and of
+	// their encoding buffers): a collector copies what it keeps.
 	Send(topic string, partition int32, key, value []byte, timestamp int64, headers []Header, partitionKey []byte) error
 }
 

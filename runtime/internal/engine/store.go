@@ -65,6 +65,9 @@ func NewBuiltinStore(spec *StoreSpec, persistent bool, pebble *sgstate.PebbleOpt
 		if spec.Fingerprint != "" {
 			o.Fingerprint = spec.Fingerprint
 		}
+		// Without a changelog to restore from, every commit must reach
+		// Pebble's write-ahead log.
+		o.WAL = o.WAL || !spec.Logged
 		opts = &o
 	}
 	switch spec.Kind {

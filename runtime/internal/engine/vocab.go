@@ -20,6 +20,11 @@ type RawRecord struct {
 	Value     []byte // nil = null value (tombstone)
 	Timestamp int64
 	Headers   []Header
+	// Stable says Key and Value are never written or reused by whoever
+	// made the record, so a decoder may keep them (the Kafka engine's come
+	// from franz-go's fetches, whose buffers franz-go reuses only after
+	// Record.Recycle, which the engine never calls).
+	Stable bool
 }
 
 // TaskID names a task: a sub-topology and a partition.

@@ -1,0 +1,116 @@
+package sgstate
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// killChildEnv names the store directory of the child process
+// TestKillNineReopensAtAFlushedCommit starts; the child runs
+// TestKillNineChild, which does nothing without it.
+const killChildEnv = "STREAMGEN_SGSTATE_KILL_CHILD"
+
+// TestKillNineChild is the process killed by TestKillNineReopensAtAFlushedCommit:
+// on a Pebble store without a WAL (the default) it commits transaction
+// after transaction, each writing key n = i, key k<i> and checkpoint t/0 =
+// i, with an idle commit (which starts a flush) every 50, and prints each
+// i once committed. After 400 it waits for its flushes and prints
+// "flushed <i>" before committing on.
+func TestKillNineChild(t *testing.T) {
+	dir := os.Getenv(killChildEnv)
+	if dir == "" {
+		t.Skip("run by TestKillNineReopensAtAFlushedCommit")
+	}
+	s := NewPebbleKeyValue("kv", &PebbleOptions{MemTableSize: 1 << 20})
+	initStore(t, s, dir, nil)
+	tx := s.(Transactional)
+	for i := int64(1); ; i++ {
+		mustNoErr(t, s.Put([]byte("n"), []byte(strconv.FormatInt(i, 10))))
+		mustNoErr(t, s.Put(fmt.Appendf(nil, "k%08d", i), make([]byte, 100)))
+		cp := map[string]int64{"t/0": i}
+		mustNoErr(t, tx.Commit(cp))
+		if i%50 == 0 {
+			mustNoErr(t, tx.Commit(cp))
+		}
+		if i == 400 {
+			mustNoErr(t, s.(*kvStore).eng.(*pebbleEngine).waitFlushed())
+			fmt.Printf("flushed %d\n", i)
+		}
+		fmt.Println(i)
+	}
+}
+
+// TestKillNineReopensAtAFlushedCommit kills a process that commits to a
+// Pebble store without a WAL with SIGKILL at some point after a flush it
+// waited for, several times, and checks what the store reopens with: the
+// state of exactly the commit its checkpoint names (a consistent prefix of
+// the commits, never a mix), and at least the commit flushed before the
+// kill, which is what restoration counts on (it replays the changelog past
+// the checkpoint).
+func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for round, after := range []int{0, 37, 600, 3000} {
+		dir := filepath.Join(t.TempDir(), "kv")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
+		out, err := cmd.StdoutPipe()
+		mustNoErr(t, err)
+		mustNoErr(t, cmd.Start())
+		sc := bufio.NewScanner(out)
+		flushed, last := int64(0), int64(0)
+		for sc.Scan() && (flushed == 0 || last < flushed+int64(after)) {
+			line := sc.Text()
+			if f, ok := strings.CutPrefix(line, "flushed "); ok {
+				flushed, _ = strconv.ParseInt(f, 10, 64)
+			} else if n, err := strconv.ParseInt(line, 10, 64); err == nil {
+				last = n
+			}
+		}
+		mustNoErr(t, cmd.Process.Kill())
+		cmd.Wait()
+		if flushed == 0 {
+			t.Fatalf("round %d: the child never flushed (last commit %d)", round, last)
+		}
+		cp, n, keys := reopenCounted(t, dir)
+		switch {
+		case cp < flushed:
+			t.Errorf("round %d: reopened at checkpoint %d, before the flush of %d it waited for (killed after %d)", round, cp, flushed, last)
+		case n != cp || keys != cp:
+			t.Errorf("round %d: checkpoint %d but n = %d and %d k keys: not the state of one commit", round, cp, n, keys)
+		}
+		t.Logf("round %d: flushed %d, killed after commit %d or later, reopened at %d", round, flushed, last, cp)
+	}
+}
+
+// reopenCounted opens the store in dir and returns its checkpoint t/0, its
+// key n and how many k keys it holds.
+func reopenCounted(t *testing.T, dir string) (cp, n, keys int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	s := NewPebbleKeyValue("kv", nil)
+	// The killed process's lock is released by the kernel; opening may
+	// still race its exit on a loaded machine.
+	for err := s.Init(&StoreContext{Dir: dir}); err != nil; err = s.Init(&StoreContext{Dir: dir}) {
+		if time.Now().After(deadline) {
+			t.Fatalf("reopen: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	defer s.Close()
+	c, err := s.(Transactional).Checkpoint()
+	mustNoErr(t, err)
+	v, _, err := s.Get([]byte("n"))
+	mustNoErr(t, err)
+	n, _ = strconv.ParseInt(string(v), 10, 64)
+	mustNoErr(t, s.Range([]byte("k"), []byte("l"), func(_, _ []byte) error { keys++; return nil }))
+	return c["t/0"], n, keys
+}
