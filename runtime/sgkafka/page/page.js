@@ -8,7 +8,10 @@
   const needToken = body.dataset.token === "true";
   const params = new URLSearchParams(location.search);
   const every = Math.max(100, Number(params.get("refresh")) || Number(body.dataset.refresh) || 1000);
-  const api = { last: null, prev: null, refresh: refresh, renders: 0 };
+  // seen counts the states each task was shown in, and restoresShown the
+  // restores in progress the page drew (lastRestore: the latest's text),
+  // so a test sees a state that lasted less than its own polling.
+  const api = { last: null, prev: null, refresh: refresh, renders: 0, seen: {}, restoresShown: 0, lastRestore: "" };
   window.streamgen = api;
   let token = sessionStorage.getItem("streamgen-token") || "";
   let storesShown = "";
@@ -105,8 +108,11 @@
           const bar = el("span", { class: "bar" }, el("span"));
           bar.firstChild.style.width = Math.round(r.done * 100) + "%";
           const eta = r.eta_seconds >= 0 ? ", about " + Math.ceil(r.eta_seconds) + " s left" : "";
-          stateCell.append(el("div", { class: "restore", "data-store": r.store }, bar,
-            " " + r.store + " " + Math.floor(r.done * 100) + "% (" + r.restored + " restored, " + r.remaining + " left, " + rate(r.per_second) + "/s" + eta + ")"));
+          const line = el("div", { class: "restore", "data-store": r.store }, bar,
+            " " + r.store + " " + Math.floor(r.done * 100) + "% (" + r.restored + " restored, " + r.remaining + " left, " + rate(r.per_second) + "/s" + eta + ")");
+          stateCell.append(line);
+          api.restoresShown++;
+          api.lastRestore = k.id + ": " + line.textContent;
         }
       }
       if (k.state === "standby") stateCell.append(el("div", { class: "standby-lag" }, "lag " + k.standby_lag));
@@ -115,6 +121,8 @@
         parts.append(el("div", { "data-topic": p.topic, "data-partition": p.partition, "data-lag": p.lag },
           p.topic + "[" + p.partition + "]: " + (p.committed < 0 ? "none" : p.committed) + " / " + p.end + " (" + p.lag + ")"));
       }
+      const seen = api.seen[k.id] = api.seen[k.id] || {};
+      seen[k.state] = (seen[k.state] || 0) + 1;
       const d = k.dropped || { late: 0, skipped: 0, other: 0 };
       return el("tr", { "data-task": k.id, "data-state": k.state }, td(k.id), stateCell, parts,
         td(k.processed, "num processed"), td(rate(perSecond(k.processed, prevTasks[k.id], dt)), "num rate"),
