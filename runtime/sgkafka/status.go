@@ -1,9 +1,11 @@
 package sgkafka
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -406,16 +408,7 @@ func (e *Engine) statusGroup(ctx context.Context) StatusGroup {
 		out.Members = append(out.Members, sm)
 	}
 	slices.SortFunc(out.Members, func(a, b StatusMember) int {
-		if a.Instance != b.Instance {
-			if a.Instance < b.Instance {
-				return -1
-			}
-			return 1
-		}
-		if a.ClientID < b.ClientID {
-			return -1
-		}
-		return 1
+		return cmp.Or(strings.Compare(a.Instance, b.Instance), strings.Compare(a.ClientID, b.ClientID))
 	})
 	return out
 }
