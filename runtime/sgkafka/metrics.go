@@ -6,8 +6,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,7 @@ type engineMetrics struct {
 
 	txnCommits atomic.Int64
 	rebalances atomic.Int64
+	history    history // recent rebalances and dead letters (status.go)
 
 	processLatency *prometheus.HistogramVec
 	commitLatency  prometheus.Histogram
@@ -71,6 +74,7 @@ type engineMetrics struct {
 	diskAt    time.Time
 	diskTasks []engine.TaskID
 	disk      map[restoreKey]int64
+	standbys  []standbySnap
 }
 
 // taskTotals are one task's counters summed over every time it ran here.
@@ -87,13 +91,23 @@ type restoreKey struct {
 	store string
 }
 
+// restoreTotals are a store's restoration counters; from, to and pos are
+// the changelog offsets of its latest restoration, which began at started
+// (for the status page's progress and estimate).
 type restoreTotals struct {
 	restored, remaining int64
+	from, to, pos       int64
+	started             time.Time
+	startN              int64 // restored when the latest restoration began
 }
 
+// lagPoint is an input partition's lag: the group's committed offset (-1:
+// none yet) and the last stable offset.
 type lagPoint struct {
 	topic     string
 	partition int32
+	committed int64
+	end       int64
 	lag       int64
 }
 
@@ -262,9 +276,13 @@ func (m *engineMetrics) restoreProgress(work []*restoring) {
 		if r.tk.met.restored == nil {
 			r.tk.met.restored = map[string]int64{}
 		}
+		if rt.started.IsZero() || rt.from != r.from || rt.to != r.to {
+			rt.from, rt.to, rt.started, rt.startN = r.from, r.to, time.Now(), rt.restored
+		}
 		rt.restored += r.n - r.tk.met.restored[r.store]
 		r.tk.met.restored[r.store] = r.n
 		rt.remaining = max(r.to-r.pos, 0)
+		rt.pos = r.pos
 	}
 }
 
@@ -295,65 +313,131 @@ var (
 	descRemaining    = desc("restore_remaining_records", "Changelog offsets left to restore for a store of a task (0 once restored).", "task", "store")
 	descStoreBytes   = desc("store_disk_bytes", "Bytes on disk of a persistent store of a task running here (Pebble files; refreshed every 10s).", "task", "store")
 	descGlobalRecord = desc("global_records_total", "Records of global table topics applied to the global stores.")
+	descStandbyLag   = desc("standby_lag_records", "Changelog offsets a standby task's store has not applied yet (changelog end minus the standby's position; refreshed every second).", "task", "store")
 )
 
 func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
-	m := c.m
-	e := m.e
-	st := e.State()
-	for s := Created; s <= Error; s++ {
+	snap := c.m.snapshot()
+	for st := Created; st <= Error; st++ {
 		v := 0.0
-		if s == st {
+		if st == snap.state {
 			v = 1
 		}
-		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, v, s.String())
+		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, v, st.String())
 	}
 	counter := func(d *prometheus.Desc, v int64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
-	counter(descCommits, e.commits.Load())
-	counter(descTxnCommits, m.txnCommits.Load())
-	counter(descTxnAborts, e.aborts.Load())
-	counter(descRebalances, m.rebalances.Load())
-	if e.hasGlobal() {
-		counter(descGlobalRecord, e.globalApplied.Load())
+	gauge := func(d *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), labels...)
 	}
+	counter(descCommits, snap.commits)
+	counter(descTxnCommits, snap.txnCommits)
+	counter(descTxnAborts, snap.aborts)
+	counter(descRebalances, snap.rebalances)
+	if snap.hasGlobal {
+		counter(descGlobalRecord, snap.globalApplied)
+	}
+	for _, t := range snap.tasks {
+		task := t.id.String()
+		counter(descProcessed, t.processed, task)
+		for i, n := range t.nodes {
+			counter(descForwarded, t.forwarded[i], task, n)
+		}
+		counter(descDropped, t.late, task, "late")
+		counter(descDropped, t.skipped, task, "skipped")
+		counter(descDropped, t.dropped-t.late, task, "other")
+		counter(descDeadLetter, t.deadLettered, task)
+	}
+	for _, r := range snap.restores {
+		counter(descRestored, r.restored, r.task.String(), r.store)
+		gauge(descRemaining, r.remaining, r.task.String(), r.store)
+	}
+	gauge(descTasks, int64(snap.open))
+	for _, p := range snap.lag {
+		gauge(descLag, p.lag, p.topic, strconv.Itoa(int(p.partition)))
+	}
+	for _, d := range snap.disk {
+		gauge(descStoreBytes, d.bytes, d.task.String(), d.store)
+	}
+	for _, sb := range snap.standbys {
+		for _, st := range sb.stores {
+			gauge(descStandbyLag, st.lag, sb.id.String(), st.store)
+		}
+	}
+}
 
-	lag, disk := m.refresh()
+// metricsSnapshot is everything the metrics endpoint shows, read at one
+// moment: the collector turns it into series and the status page into
+// JSON (status.go), so both show the same figures.
+type metricsSnapshot struct {
+	at                                      time.Time
+	state                                   State
+	commits, txnCommits, aborts, rebalances int64
+	hasGlobal                               bool
+	globalApplied                           int64
+	tasks                                   []taskSnap
+	restores                                []restoreSnap
+	open                                    int
+	lag                                     []lagPoint
+	disk                                    []diskPoint
+	standbys                                []standbySnap
+}
 
+type taskSnap struct {
+	id engine.TaskID
+	taskTotals
+}
+
+type restoreSnap struct {
+	task  engine.TaskID
+	store string
+	restoreTotals
+}
+
+type diskPoint struct {
+	task  engine.TaskID
+	store string
+	bytes int64
+}
+
+// snapshot reads the engine's totals, lag, store sizes and standby lag.
+func (m *engineMetrics) snapshot() metricsSnapshot {
+	e := m.e
+	snap := metricsSnapshot{at: time.Now(), state: e.State(), commits: e.commits.Load(), txnCommits: m.txnCommits.Load(),
+		aborts: e.aborts.Load(), rebalances: m.rebalances.Load(), hasGlobal: e.hasGlobal(), globalApplied: e.globalApplied.Load()}
+	var disk map[restoreKey]int64
+	snap.lag, disk, snap.standbys = m.refresh()
 	m.mu.Lock()
-	ids := make([]engine.TaskID, 0, len(m.tasks))
-	open := 0
 	for id, tt := range m.tasks {
-		ids = append(ids, id)
+		t := taskSnap{id: id, taskTotals: *tt}
+		t.nodes, t.forwarded = slices.Clone(tt.nodes), slices.Clone(tt.forwarded)
+		snap.tasks = append(snap.tasks, t)
 		if tt.open {
-			open++
+			snap.open++
 		}
-	}
-	sortTaskIDs(ids)
-	for _, id := range ids {
-		tt, task := m.tasks[id], id.String()
-		counter(descProcessed, tt.processed, task)
-		for i, n := range tt.nodes {
-			counter(descForwarded, tt.forwarded[i], task, n)
-		}
-		counter(descDropped, tt.late, task, "late")
-		counter(descDropped, tt.skipped, task, "skipped")
-		counter(descDropped, tt.dropped-tt.late, task, "other")
-		counter(descDeadLetter, tt.deadLettered, task)
 	}
 	for k, rt := range m.restores {
-		counter(descRestored, rt.restored, k.task.String(), k.store)
-		ch <- prometheus.MustNewConstMetric(descRemaining, prometheus.GaugeValue, float64(rt.remaining), k.task.String(), k.store)
+		snap.restores = append(snap.restores, restoreSnap{task: k.task, store: k.store, restoreTotals: *rt})
 	}
 	m.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(open))
-	for _, p := range lag {
-		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(p.lag), p.topic, strconv.Itoa(int(p.partition)))
-	}
+	slices.SortFunc(snap.tasks, func(a, b taskSnap) int { return compareTaskIDs(a.id, b.id) })
+	slices.SortFunc(snap.restores, func(a, b restoreSnap) int {
+		if c := compareTaskIDs(a.task, b.task); c != 0 {
+			return c
+		}
+		return strings.Compare(a.store, b.store)
+	})
 	for k, n := range disk {
-		ch <- prometheus.MustNewConstMetric(descStoreBytes, prometheus.GaugeValue, float64(n), k.task.String(), k.store)
+		snap.disk = append(snap.disk, diskPoint{task: k.task, store: k.store, bytes: n})
 	}
+	slices.SortFunc(snap.disk, func(a, b diskPoint) int {
+		if c := compareTaskIDs(a.task, b.task); c != 0 {
+			return c
+		}
+		return strings.Compare(a.store, b.store)
+	})
+	return snap
 }
 
 func sortTaskIDs(ids []engine.TaskID) {
@@ -379,21 +463,22 @@ func (m *engineMetrics) openTaskIDs() []engine.TaskID {
 	return ids
 }
 
-// refresh returns the consumer lag and store sizes, recomputing them when
-// they are older than lagEvery / diskEvery.
-func (m *engineMetrics) refresh() ([]lagPoint, map[restoreKey]int64) {
+// refresh returns the consumer lag, store sizes and standby lag,
+// recomputing them when they are older than lagEvery / diskEvery.
+func (m *engineMetrics) refresh() ([]lagPoint, map[restoreKey]int64, []standbySnap) {
 	m.scrapeMu.Lock()
 	defer m.scrapeMu.Unlock()
 	ids := m.openTaskIDs()
 	if time.Since(m.lagAt) >= lagEvery {
 		m.lagAt = time.Now()
 		m.lag = m.computeLag(ids)
+		m.standbys = m.e.standbyLag()
 	}
 	if time.Since(m.diskAt) >= diskEvery || !sameTasks(ids, m.diskTasks) {
 		m.diskAt, m.diskTasks = time.Now(), ids
 		m.disk = m.computeDisk(ids)
 	}
-	return m.lag, m.disk
+	return m.lag, m.disk, m.standbys
 }
 
 func sameTasks(a, b []engine.TaskID) bool {
@@ -478,7 +563,11 @@ func (m *engineMetrics) computeLag(ids []engine.TaskID) []lagPoint {
 				}
 				from = s.Offset
 			}
-			out = append(out, lagPoint{topic: topic, partition: p, lag: max(end.Offset-from, 0)})
+			committedAt := int64(-1)
+			if c, ok := committed.Lookup(topic, p); ok && c.Err == nil {
+				committedAt = c.At
+			}
+			out = append(out, lagPoint{topic: topic, partition: p, committed: committedAt, end: end.Offset, lag: max(end.Offset-from, 0)})
 		}
 	}
 	return out
@@ -531,8 +620,9 @@ func (c clientsCollector) Collect(ch chan<- prometheus.Metric) {
 
 // logRebalance logs one line for a rebalance a worker applied, naming the
 // tasks it gained and lost, and counts it.
-func (w *worker) logRebalance(gen int32, gained, lost []engine.TaskID) {
+func (w *worker) logRebalance(gen int32, gained, lost []engine.TaskID, from time.Time) {
 	w.e.met.rebalances.Add(1)
+	w.e.met.history.rebalance(w.idx, gen, gained, lost, from)
 	w.log.Info("rebalance", "generation", gen, "tasks_gained", taskIDStrings(gained),
 		"tasks_lost", taskIDStrings(lost), "tasks", taskIDStrings(w.taskIDs()))
 }
@@ -558,6 +648,16 @@ func NewMetricsRegistry() *prometheus.Registry {
 // tls_config). It listens before returning, so a port in use is reported
 // at start; the returned address is the one bound (useful with port 0).
 func ServeMetrics(addr string, reg prometheus.Gatherer, sec HTTPSecurity) (bound string, stop func(), err error) {
+	return serveMetrics(addr, reg, sec, nil)
+}
+
+// ServeMetricsPage is ServeMetrics that also serves e's live page on /
+// and its status on /status (page.go), behind the same token.
+func ServeMetricsPage(addr string, reg prometheus.Gatherer, sec HTTPSecurity, e *Engine) (bound string, stop func(), err error) {
+	return serveMetrics(addr, reg, sec, e)
+}
+
+func serveMetrics(addr string, reg prometheus.Gatherer, sec HTTPSecurity, e *Engine) (bound string, stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
@@ -574,7 +674,11 @@ func ServeMetrics(addr string, reg prometheus.Gatherer, sec HTTPSecurity) (bound
 		}
 		metrics.ServeHTTP(w, r)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = mux
+	if e != nil {
+		h = pageHandler(e, sec.Token, nil, mux)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

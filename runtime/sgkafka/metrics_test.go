@@ -3,6 +3,7 @@ package sgkafka
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -180,6 +181,7 @@ func TestMetricsScraped(t *testing.T) {
 				t.Errorf("no consumer lag for partition %d", p)
 			}
 		}
+		checkStatusMatches(t, r.e, ss, parts)
 		if err := r.stop(t); err != nil {
 			t.Fatal(err)
 		}
@@ -412,5 +414,48 @@ func TestLogLines(t *testing.T) {
 	}
 	if got, ok := restored2[task+"/counts"]; !ok || got != want || want == 0 {
 		t.Errorf("instance 2: store restored %s/counts: %v records (logged %v), want %v", task, got, ok, want)
+	}
+}
+
+// checkStatusMatches reads the engine's status (the live page's figures)
+// right after the scrape ss, with nothing moving: every figure equals the
+// scrape's, and the group shows this instance holding every task.
+func checkStatusMatches(t *testing.T, e *Engine, ss []series, parts int) {
+	t.Helper()
+	st := e.Status(context.Background())
+	if st.State != "RUNNING" || st.Totals.TasksRunning != parts || len(st.Tasks) != parts {
+		t.Fatalf("status: state %s, %d tasks running, tasks %+v", st.State, st.Totals.TasksRunning, st.Tasks)
+	}
+	for _, k := range st.Tasks {
+		if want := mustSum(t, ss, "streamgen_task_processed_records_total", "task", k.ID); float64(k.Processed) != want || k.State != TaskRunning {
+			t.Errorf("status task %s: %s, processed %d; the scrape %v", k.ID, k.State, k.Processed, want)
+		}
+		if len(k.Partitions) != 1 {
+			t.Errorf("status task %s partitions %+v, want 1", k.ID, k.Partitions)
+			continue
+		}
+		p := k.Partitions[0]
+		if want := mustSum(t, ss, "streamgen_consumer_lag_records", "topic", p.Topic, "partition", strconv.Itoa(int(p.Partition))); float64(p.Lag) != want || p.End-p.Committed != p.Lag {
+			t.Errorf("status task %s partition %+v; the scrape's lag %v", k.ID, p, want)
+		}
+	}
+	for _, n := range st.Nodes {
+		if want := mustSum(t, ss, "streamgen_node_forwarded_records_total", "node", n.Name); float64(n.Forwarded) != want {
+			t.Errorf("status node %s forwarded %d; the scrape %v", n.Name, n.Forwarded, want)
+		}
+	}
+	if len(st.Stores) != parts {
+		t.Errorf("status stores %+v, want %d", st.Stores, parts)
+	}
+	for _, s := range st.Stores {
+		if want := mustSum(t, ss, "streamgen_store_disk_bytes", "task", s.Task, "store", s.Store); float64(s.Bytes) != want {
+			t.Errorf("status store %s/%s %d bytes; the scrape %v", s.Task, s.Store, s.Bytes, want)
+		}
+	}
+	if want := mustSum(t, ss, "streamgen_rebalances_total"); float64(st.Totals.Rebalances) != want || len(st.Rebalances) == 0 {
+		t.Errorf("status rebalances %d (%d listed); the scrape %v", st.Totals.Rebalances, len(st.Rebalances), want)
+	}
+	if len(st.Group.Members) != 1 || !st.Group.Members[0].Self || len(st.Group.Members[0].Active) != parts || st.Group.Members[0].Instance != st.Instance {
+		t.Errorf("status group %+v (instance %s)", st.Group, st.Instance)
 	}
 }

@@ -314,18 +314,9 @@ func (e *Engine) routeTable(ctx context.Context) (*routeTable, error) {
 	if rt := e.iq.routes; rt != nil && rt.gen == gen && time.Since(rt.at) < routeTTL {
 		return rt, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	groups, err := kadm.NewClient(e.base).DescribeGroups(ctx, e.cfg.ApplicationID)
+	g, err := e.describeGroup(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: describing group %q: %v", sgquery.ErrUnavailable, e.cfg.ApplicationID, err)
-	}
-	g, err := groups.On(e.cfg.ApplicationID, nil)
-	if err == nil {
-		err = g.Err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: describing group %q: %v", sgquery.ErrUnavailable, e.cfg.ApplicationID, err)
+		return nil, fmt.Errorf("%w: %v", sgquery.ErrUnavailable, err)
 	}
 	if g.State != "Stable" {
 		return nil, fmt.Errorf("%w: group %q is %s", sgquery.ErrUnavailable, e.cfg.ApplicationID, g.State)
@@ -454,7 +445,12 @@ func (s *QueryServer) Start(e *Engine, stores []sgquery.Store) {
 		tr.TLSClientConfig = s.sec.ForwardTLS
 		opts = append(opts, sgquery.ForwardHTTPS(), sgquery.ForwardClient(&http.Client{Timeout: 10 * time.Second, Transport: tr}))
 	}
-	s.srv = &http.Server{Handler: sgquery.NewHandler(e, stores, opts...), ReadHeaderTimeout: 10 * time.Second}
+	names := make([]string, len(stores))
+	for i, st := range stores {
+		names[i] = st.Name()
+	}
+	h := pageHandler(e, s.sec.Token, names, sgquery.NewHandler(e, stores, opts...))
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	s.done = make(chan struct{})
 	s.log.Info("serving interactive queries", "listen", s.ln.Addr().String(), "advertised", s.advertised, "stores", len(stores))
 	go func() {

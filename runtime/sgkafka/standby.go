@@ -3,12 +3,14 @@ package sgkafka
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
@@ -335,4 +337,79 @@ func (s *standbySet) read(id engine.TaskID, store string, fn func(sgstate.Store)
 		return nil, true, err
 	}
 	return pos, true, fn(str)
+}
+
+// standbySnap is a standby task's lag per store, for the metrics and the
+// status page.
+type standbySnap struct {
+	id     engine.TaskID
+	stores []standbyStoreLag
+}
+
+type standbyStoreLag struct {
+	store string
+	lag   int64
+}
+
+// positions copies each standby task's changelog positions: task → store
+// → changelog topic and next offset to apply.
+func (s *standbySet) positions() map[engine.TaskID]map[string]standbyPos {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[engine.TaskID]map[string]standbyPos{}
+	for id, st := range s.tasks {
+		m := map[string]standbyPos{}
+		for name, topic := range st.tk.changelogs {
+			m[name] = standbyPos{topic: topic, next: s.pos[checkpointKey(topic, id.Partition)]}
+		}
+		out[id] = m
+	}
+	return out
+}
+
+type standbyPos struct {
+	topic string
+	next  int64
+}
+
+// standbyLag is how far every standby task of this instance trails its
+// changelogs' ends, asked of the cluster now (nil when there are none or
+// the cluster does not answer).
+func (e *Engine) standbyLag() []standbySnap {
+	e.mu.Lock()
+	workers := slices.Clone(e.workers)
+	e.mu.Unlock()
+	all := map[engine.TaskID]map[string]standbyPos{}
+	topics := map[string]bool{}
+	for _, w := range workers {
+		for id, m := range w.standby.positions() {
+			all[id] = m
+			for _, p := range m {
+				topics[p.topic] = true
+			}
+		}
+	}
+	if len(all) == 0 || !e.setUp() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	ends, err := kadm.NewClient(e.base).ListEndOffsets(ctx, slices.Sorted(maps.Keys(topics))...)
+	if err != nil {
+		e.log.Debug("metrics: listing changelog end offsets", "error", err.Error())
+		return nil
+	}
+	out := make([]standbySnap, 0, len(all))
+	for id, m := range all {
+		sb := standbySnap{id: id}
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			p := m[name]
+			if o, ok := ends.Lookup(p.topic, id.Partition); ok && o.Err == nil {
+				sb.stores = append(sb.stores, standbyStoreLag{store: name, lag: max(o.Offset-p.next, 0)})
+			}
+		}
+		out = append(out, sb)
+	}
+	slices.SortFunc(out, func(a, b standbySnap) int { return compareTaskIDs(a.id, b.id) })
+	return out
 }

@@ -59,6 +59,9 @@ type worker struct {
 
 	evMu   sync.Mutex
 	events []rebalanceEvent
+	// rebalanceFrom is when the first callback of the rebalance being
+	// applied ran (for the status page's rebalance durations).
+	rebalanceFrom time.Time
 
 	taskCount       atomic.Int32 // len(tasks), for observers
 	rebalanceWanted atomic.Bool
@@ -117,6 +120,9 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		return func(_ context.Context, cl *kgo.Client, tps map[string][]int32) {
 			_, gen := cl.GroupMetadata()
 			w.evMu.Lock()
+			if len(w.events) == 0 && w.rebalanceFrom.IsZero() {
+				w.rebalanceFrom = time.Now()
+			}
 			w.events = append(w.events, rebalanceEvent{kind: kind, tps: tps, gen: gen})
 			w.evMu.Unlock()
 			w.settled.Store(false)
@@ -315,8 +321,8 @@ func (w *worker) begin() error {
 // rewound to the committed offsets.
 func (w *worker) applyEvents() (keep bool, err error) {
 	w.evMu.Lock()
-	evs := w.events
-	w.events = nil
+	evs, from := w.events, w.rebalanceFrom
+	w.events, w.rebalanceFrom = nil, time.Time{}
 	w.evMu.Unlock()
 	if len(evs) == 0 {
 		return true, nil
@@ -386,7 +392,7 @@ func (w *worker) applyEvents() (keep bool, err error) {
 			return false, err
 		}
 	}
-	w.logRebalance(gen, open, lost)
+	w.logRebalance(gen, open, lost, from)
 	return keep, nil
 }
 
@@ -679,6 +685,9 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 	w := (*worker)(c)
 	if err := w.begin(); err != nil {
 		return err
+	}
+	if topic == w.e.cfg.DeadLetterTopic {
+		w.e.met.history.deadLetter(headers)
 	}
 	if partition < 0 {
 		n, ok := w.parts[topic]

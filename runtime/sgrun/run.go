@@ -264,19 +264,21 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
 	cfg.QueryAddr = qs.Addr()
+	reg := sgkafka.NewMetricsRegistry()
 	if f.metricsAddr != "" {
-		reg := sgkafka.NewMetricsRegistry()
-		addr, stop, err := sgkafka.ServeMetrics(f.metricsAddr, reg, httpSec)
-		if err != nil {
-			return fmt.Errorf("%w: --metrics-addr: %w", sgkafka.ErrConfig, err)
-		}
-		defer stop()
 		cfg.Metrics = reg
-		slogger.Info("serving metrics", "url", httpSec.Scheme()+"://"+addr+"/metrics", "token", httpSec.Token != "")
 	}
 	e, err := sgkafka.New(tp, cfg)
 	if err != nil {
 		return err
+	}
+	if f.metricsAddr != "" {
+		addr, stop, err := sgkafka.ServeMetricsPage(f.metricsAddr, reg, httpSec, e)
+		if err != nil {
+			return fmt.Errorf("%w: --metrics-addr: %w", sgkafka.ErrConfig, err)
+		}
+		defer stop()
+		slogger.Info("serving metrics", "url", httpSec.Scheme()+"://"+addr+"/metrics", "page", httpSec.Scheme()+"://"+addr+"/", "token", httpSec.Token != "")
 	}
 	qs.Start(e, app.Stores)
 	ec := e.Config()
