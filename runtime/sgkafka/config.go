@@ -110,6 +110,14 @@ type Config struct {
 	// static member does not leave the group when it stops. With several
 	// workers, worker i uses <id>-<i>. Default empty: dynamic members.
 	GroupInstanceID string
+	// GroupProtocol is how the instances share the tasks: ProtocolClassic
+	// (the default: a consumer group whose leader runs streamgen's
+	// assignor) or ProtocolStreams (a KIP-1071 streams group on Kafka 4.2
+	// or later: the broker assigns the tasks, standbys and warm-ups, and
+	// takes the number of standbys, session timeout and recovery lag from
+	// the group's configuration, which the engine sets from StandbyReplicas
+	// and AcceptableRecoveryLag).
+	GroupProtocol string
 	// SessionTimeout is how long the group waits for a silent member
 	// before it rebalances its partitions away. Zero or negative:
 	// DefaultSessionTimeout (45 s, Kafka's).
@@ -208,6 +216,9 @@ func (cfg *Config) EnsureDefaults(appID string) {
 	if cfg.SessionTimeout <= 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
+	if cfg.GroupProtocol == "" {
+		cfg.GroupProtocol = ProtocolClassic
+	}
 	if cfg.StateDir == "" && cfg.ApplicationID != "" {
 		cfg.StateDir = DefaultStateDir(cfg.ApplicationID)
 	}
@@ -247,6 +258,16 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.StandbyReplicas < 0 {
 		bad("standby replicas %d: want 0 or more (--standby-replicas)", cfg.StandbyReplicas)
+	}
+	switch cfg.GroupProtocol {
+	case "", ProtocolClassic:
+	case ProtocolStreams:
+		if cfg.StandbyReplicas > 2 {
+			// group.streams.max.standby.replicas: the broker refuses more.
+			bad("standby replicas %d: a streams group allows at most 2 (--standby-replicas)", cfg.StandbyReplicas)
+		}
+	default:
+		bad("group protocol %q: want %s or %s (--group-protocol)", cfg.GroupProtocol, ProtocolClassic, ProtocolStreams)
 	}
 	for _, p := range []struct {
 		field string

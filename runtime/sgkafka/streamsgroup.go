@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -110,8 +111,12 @@ type streamsAssignment struct {
 	Active, Standby, Warmup []engine.TaskID
 }
 
-// streamsMember is one member of a streams group: its identity, epoch and
-// current assignment, advanced by heartbeat.
+// streamsMember is one member of a streams group: its identity, epoch, the
+// assignment the broker wants it to run (target) and the one it runs
+// (owned), advanced by heartbeat. The member reports owned, not target: a
+// task the broker takes away stays the member's until the worker has
+// committed and closed it and acknowledged with acknowledge, and only then
+// may the broker hand it to another member.
 type streamsMember struct {
 	cl       *kgo.Client
 	group    string
@@ -123,8 +128,22 @@ type streamsMember struct {
 	coordinator int32 // the group coordinator's node id, -1 until found
 	epoch       int32
 	interval    time.Duration // the broker's heartbeat interval
+	target      streamsAssignment
 	owned       streamsAssignment
 	reported    bool // owned was sent since it last changed
+	assigned    bool // a response carried an assignment since joining
+	// offsets, when set, gives the changelog offset sums of the tasks whose
+	// state the instance holds and of the tasks it runs (their end), sent on
+	// joining and every offsetsEvery for the broker's lag-aware assignor.
+	offsets      func() (held, end map[engine.TaskID]int64)
+	offsetsSent  time.Time
+	offsetsEvery time.Duration
+}
+
+// acknowledge makes a the assignment the member runs; the next heartbeat
+// reports it.
+func (m *streamsMember) acknowledge(a streamsAssignment) {
+	m.owned, m.reported = a, false
 }
 
 // newStreamsMember is a member that has not joined yet.
@@ -203,6 +222,7 @@ func (m *streamsMember) heartbeat(ctx context.Context) (bool, error) {
 	} else if !m.reported {
 		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = taskIDs(m.owned.Active), taskIDs(m.owned.Standby), taskIDs(m.owned.Warmup)
 	}
+	m.addOffsets(req)
 	resp, err := m.send(ctx, req)
 	if err != nil {
 		return false, fmt.Errorf("streams group heartbeat: %w", err)
@@ -212,7 +232,8 @@ func (m *streamsMember) heartbeat(ctx context.Context) (bool, error) {
 			return false, nil // the next heartbeat retries (a new coordinator, a loading group)
 		}
 		if err == kerr.FencedMemberEpoch || err == kerr.UnknownMemberID {
-			m.epoch, m.owned, m.reported = 0, streamsAssignment{}, false
+			m.epoch, m.owned, m.target, m.reported, m.assigned = 0, streamsAssignment{}, streamsAssignment{}, false, false
+			m.offsetsSent = time.Time{}
 			return true, nil
 		}
 		msg := ""
@@ -231,8 +252,8 @@ func (m *streamsMember) heartbeat(ctx context.Context) (bool, error) {
 	changed := false
 	if resp.ActiveTasks != nil || resp.StandbyTasks != nil || resp.WarmupTasks != nil {
 		next := streamsAssignment{Active: fromTaskIDs(resp.ActiveTasks), Standby: fromTaskIDs(resp.StandbyTasks), Warmup: fromTaskIDs(resp.WarmupTasks)}
-		changed = !sameAssignment(next, m.owned)
-		m.owned, m.reported = next, false
+		changed = !sameAssignment(next, m.target) || !m.assigned
+		m.target, m.assigned = next, true
 	}
 	for _, s := range resp.Status {
 		// 5 (assignment delayed) and 3 (internal topics being created by
@@ -260,8 +281,32 @@ func (m *streamsMember) leave(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("streams group leave: %w", err)
 	}
-	m.epoch, m.owned = 0, streamsAssignment{}
+	m.epoch, m.owned, m.target, m.assigned = 0, streamsAssignment{}, streamsAssignment{}, false
 	return kerr.ErrorForCode(resp.ErrorCode)
+}
+
+// addOffsets puts the task offset sums into req on joining and every
+// offsetsEvery after: the broker's assignor moves a task to the member
+// whose copy is caught up and promotes a warm-up task once its lag is
+// within the group's acceptable recovery lag.
+func (m *streamsMember) addOffsets(req *kmsg.StreamsGroupHeartbeatRequest) {
+	if m.offsets == nil || (req.MemberEpoch != 0 && time.Since(m.offsetsSent) < m.offsetsEvery) {
+		return
+	}
+	held, end := m.offsets()
+	req.TaskOffsets, req.TaskEndOffsets = taskOffsets(held), taskOffsets(end)
+	m.offsetsSent = time.Now()
+}
+
+func taskOffsets(sums map[engine.TaskID]int64) []kmsg.TaskOffset {
+	ids := slices.SortedFunc(maps.Keys(sums), compareTaskIDs)
+	out := make([]kmsg.TaskOffset, 0, len(ids))
+	for _, id := range ids {
+		o := kmsg.NewTaskOffset()
+		o.SubtopologyID, o.Partition, o.Offset = strconv.Itoa(id.Sub), id.Partition, sums[id]
+		out = append(out, o)
+	}
+	return out
 }
 
 func taskIDs(ids []engine.TaskID) []kmsg.TaskIDs {

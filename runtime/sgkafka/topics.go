@@ -114,6 +114,11 @@ func (e *Engine) setup(ctx context.Context) error {
 	if err := e.ensureInternalTopics(opCtx, adm, internal); err != nil {
 		return err
 	}
+	if e.cfg.GroupProtocol == ProtocolStreams {
+		if err := e.configureStreamsGroup(opCtx, cl); err != nil {
+			return err
+		}
+	}
 	return e.loadInstanceID()
 }
 

@@ -34,7 +34,8 @@ type worker struct {
 	idx  int
 	eos  bool
 	cl   *kgo.Client
-	sess *kgo.GroupTransactSession
+	sess *kgo.GroupTransactSession // a classic member under exactly-once
+	sg   *streamsDriver            // a streams group member's membership, nil for classic
 	// bal is the member's balancer; standby its standby tasks, as of
 	// assignment number standbyAt (standbyRetry: some could not be
 	// opened yet and are tried again after that time).
@@ -81,6 +82,7 @@ type worker struct {
 	prodErr   error
 	clEnd     map[string]int64 // changelog checkpoint key → next offset produced
 	clSent    int64            // changelog records sent in the open transaction
+	sentInTxn int64            // records sent in the open transaction
 	rr        map[string]int32 // round robin for records without a key
 	// parts caches Engine.partitions for the collector, which asked for
 	// it under the engine's lock once per record produced.
@@ -111,6 +113,58 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 	w.bal.member.Rack = e.cfg.Rack
 	w.bal.withWarmups(&warmups{max: e.cfg.MaxWarmupReplicas, lag: e.cfg.AcceptableRecoveryLag,
 		interval: e.cfg.ProbingRebalanceInterval, ends: w.changelogEnds})
+	opts := e.clientOpts(kgo.ClientID(transactionalID(e, idx)),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+	streams := e.cfg.GroupProtocol == ProtocolStreams
+	if streams {
+		opts = append(opts, streamsClientOpts()...)
+	} else {
+		opts = append(opts, w.classicGroupOpts()...)
+	}
+	opts = append(opts, e.met.clientOpts()...)
+	if w.eos {
+		opts = append(opts, kgo.TransactionalID(transactionalID(e, idx)), kgo.TransactionTimeout(10*time.Second))
+	}
+	var err error
+	if w.eos && !streams {
+		w.sess, err = kgo.NewGroupTransactSession(opts...)
+		if err == nil {
+			w.cl = w.sess.Client()
+		}
+	} else {
+		w.cl, err = kgo.NewClient(opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
+	}
+	w.client.Store(w.cl)
+	w.fenceZombie()
+	if streams {
+		if w.sg, err = newStreamsDriver(w); err != nil {
+			w.cl.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// transactionalID is worker idx's client id and, under exactly-once, its
+// transactional id: one a stream thread, stable across restarts so that a
+// restarted worker fences its crashed predecessor.
+func transactionalID(e *Engine, idx int) string {
+	return e.cfg.ApplicationID + "-" + e.instanceID + "-" + strconv.Itoa(idx)
+}
+
+// classicGroupOpts make the client a member of the application's classic
+// consumer group: kgo's group management with the standby- and lag-aware
+// balancer, rebalances held until the worker has committed (BlockRebalanceOnPoll),
+// and the callbacks that hand the worker its assignment changes.
+func (w *worker) classicGroupOpts() []kgo.Opt {
+	e := w.e
 	var topics []string
 	for _, s := range e.sourceSubs {
 		topics = append(topics, s.Topics...)
@@ -128,17 +182,12 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 			w.settled.Store(false)
 		}
 	}
-	opts := e.clientOpts(
-		kgo.ClientID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
+	opts := []kgo.Opt{
 		kgo.ConsumerGroup(e.cfg.ApplicationID),
 		kgo.ConsumeTopics(topics...),
 		kgo.Balancers(w.bal),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.DisableAutoCommit(),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.FetchMaxWait(500*time.Millisecond),
 		kgo.OnPartitionsAssigned(push(evAssigned)),
 		kgo.OnPartitionsRevoked(push(evRevoked)),
 		kgo.OnPartitionsLost(push(evLost)),
@@ -146,28 +195,8 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 			w.rebalanceWanted.Store(true)
 			w.settled.Store(false)
 		}),
-	)
-	opts = append(opts, e.membershipOpts(idx)...)
-	opts = append(opts, e.met.clientOpts()...)
-	var err error
-	if w.eos {
-		opts = append(opts,
-			kgo.TransactionalID(e.cfg.ApplicationID+"-"+e.instanceID+"-"+strconv.Itoa(idx)),
-			kgo.TransactionTimeout(10*time.Second),
-		)
-		w.sess, err = kgo.NewGroupTransactSession(opts...)
-		if err == nil {
-			w.cl = w.sess.Client()
-		}
-	} else {
-		w.cl, err = kgo.NewClient(opts...)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: kafka client: %w", ErrConfig, err)
-	}
-	w.client.Store(w.cl)
-	w.fenceZombie()
-	return w, nil
+	return append(opts, e.membershipOpts(w.idx)...)
 }
 
 // run is the worker's loop: poll, apply rebalances, buffer, process,
@@ -214,16 +243,14 @@ func (w *worker) run(ctx context.Context) (err error) {
 		if err == nil {
 			err = w.broken
 		}
+		if err == nil && w.sg != nil {
+			err = w.sg.fatal()
+		}
 		if err != nil {
 			return err
 		}
-		w.syncStandbys()
-		if w.bal.probeDue() {
-			// The last assignment left tasks waiting for warm-up
-			// replicas (rebalance so the caught-up ones move), or
-			// withheld tasks that move (rebalance so they run).
-			w.log.Info("probing rebalance")
-			w.cl.ForceRebalance()
+		if w.sg == nil {
+			w.probeOrSyncStandbys()
 		}
 		n := 0
 		if keep {
@@ -232,11 +259,14 @@ func (w *worker) run(ctx context.Context) (err error) {
 				if tk == nil {
 					return
 				}
+				if w.sg != nil {
+					w.sg.mark(r)
+				}
 				tk.byTop[r.Topic].push(r)
 				n++
 			})
 		}
-		if _, gen := w.cl.GroupMetadata(); gen > 0 && w.pendingEvents() == 0 && !w.rebalanceWanted.Load() && w.assignedGen >= w.awaitGen {
+		if w.isSettled() {
 			w.settled.Store(true)
 		}
 		if n > 0 {
@@ -263,10 +293,50 @@ func (w *worker) run(ctx context.Context) (err error) {
 				return err
 			}
 			w.rebalanceWanted.Store(false)
-			w.cl.AllowRebalance()
+			if err := w.rebalance(); err != nil {
+				return err
+			}
 		}
 		w.publish()
 	}
+}
+
+// probeOrSyncStandbys is a classic member's follow-up on its last
+// assignment: standby tasks applied, and a probing rebalance when due.
+func (w *worker) probeOrSyncStandbys() {
+	w.syncStandbys()
+	if w.bal.probeDue() {
+		// The last assignment left tasks waiting for warm-up
+		// replicas (rebalance so the caught-up ones move), or
+		// withheld tasks that move (rebalance so they run).
+		w.log.Info("probing rebalance")
+		w.cl.ForceRebalance()
+	}
+}
+
+// isSettled reports whether the member runs its whole assignment: joined,
+// no assignment change waiting, and (classic) the generation that follows
+// a cooperative revoke seen.
+func (w *worker) isSettled() bool {
+	if w.sg != nil {
+		return w.sg.joined() && !w.rebalanceWanted.Load()
+	}
+	_, gen := w.cl.GroupMetadata()
+	return gen > 0 && w.pendingEvents() == 0 && !w.rebalanceWanted.Load() && w.assignedGen >= w.awaitGen
+}
+
+// rebalance lets the assignment change right after a commit: a classic
+// member lets kgo's held rebalance through, a streams member applies its
+// new target assignment.
+func (w *worker) rebalance() error {
+	if w.sg == nil {
+		w.cl.AllowRebalance()
+		return nil
+	}
+	if target, ok := w.sg.pending(); ok {
+		return w.applyStreams(target)
+	}
+	return nil
 }
 
 // isFatalFetch reports fetch errors that do not heal by retrying.
@@ -308,7 +378,11 @@ func (w *worker) begin() error {
 	if !w.eos || w.inTxn {
 		return nil
 	}
-	if err := w.sess.Begin(); err != nil {
+	begin := w.cl.BeginTransaction
+	if w.sess != nil {
+		begin = w.sess.Begin
+	}
+	if err := begin(); err != nil {
 		return fmt.Errorf("streamgen: worker %d: begin transaction: %w", w.idx, err)
 	}
 	w.inTxn = true
@@ -518,7 +592,7 @@ func (w *worker) abort() {
 	w.e.aborts.Add(1)
 	if w.eos {
 		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		_, err := w.sess.End(ctx, kgo.TryAbort)
+		err := w.endAbort(ctx)
 		cancel()
 		if err != nil {
 			w.log.Warn("aborting transaction", "error", err.Error())
@@ -527,10 +601,33 @@ func (w *worker) abort() {
 	}
 	w.resetProduced()
 	w.reopenAll()
+	w.rewind()
+}
+
+// endAbort aborts the open transaction.
+func (w *worker) endAbort(ctx context.Context) error {
+	if w.sess != nil {
+		_, err := w.sess.End(ctx, kgo.TryAbort)
+		return err
+	}
+	return w.cl.EndTransaction(ctx, kgo.TryAbort)
+}
+
+// rewind makes a streams member consume its tasks' partitions from the
+// committed offsets again after an abort (a classic member's transact
+// session does this itself). A failure ends the worker, as a failed
+// reopen does: its restart resumes from the last commit.
+func (w *worker) rewind() {
+	if w.sg == nil || !w.eos || w.broken != nil {
+		return
+	}
+	if err := w.rewindStreams(); err != nil {
+		w.broken = err
+	}
 }
 
 func (w *worker) resetProduced() {
-	w.clSent = 0
+	w.clSent, w.sentInTxn = 0, 0
 	w.prodMu.Lock()
 	w.prodErr = nil
 	clear(w.clEnd)
@@ -594,8 +691,13 @@ func (w *worker) commit() error {
 			return nil
 		}
 	}
-	ctx = withProgress(ctx, w.progressMetadata())
-	if w.eos {
+	meta := w.progressMetadata()
+	ctx = withProgress(ctx, meta)
+	if w.sg != nil {
+		if err := w.commitStreamsOrRollBack(ctx, meta); err != nil {
+			return err
+		}
+	} else if w.eos {
 		if w.inTxn {
 			committed, err := w.sess.End(ctx, kgo.TryCommit)
 			w.inTxn = false
@@ -624,7 +726,7 @@ func (w *worker) commit() error {
 			return err
 		}
 	}
-	w.clSent = 0
+	w.clSent, w.sentInTxn = 0, 0
 	w.prodMu.Lock()
 	ends := w.clEnd
 	w.clEnd = map[string]int64{}
@@ -660,7 +762,7 @@ func (w *worker) produceError() error {
 func (w *worker) close(err error) {
 	if w.eos && w.inTxn && err != nil && !errors.Is(err, errCrash) {
 		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		w.sess.End(ctx, kgo.TryAbort)
+		w.endAbort(ctx)
 		cancel()
 	}
 	w.standby.closeAll()
@@ -670,9 +772,13 @@ func (w *worker) close(err error) {
 	w.settled.Store(false)
 	// Leaving the group runs the revoke callback, which waits for our
 	// last poll to be released.
-	if w.sess != nil {
+	switch {
+	case w.sg != nil:
+		w.sg.closeStreams()
+		w.cl.Close()
+	case w.sess != nil:
 		w.sess.CloseAllowingRebalance()
-	} else {
+	default:
 		w.cl.CloseAllowingRebalance()
 	}
 }
@@ -720,6 +826,7 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 	if w.e.isChangelog(topic) {
 		w.clSent++
 	}
+	w.sentInTxn++
 	w.cl.Produce(context.Background(), r, w.promiseFn)
 	return nil
 }

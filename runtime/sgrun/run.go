@@ -68,6 +68,7 @@ type runFlags struct {
 	warmups                        warmupFlags
 	rack                           string
 	groupInstanceID                string
+	groupProtocol                  string
 	sessionTimeout                 time.Duration
 	logLevel, logFormat            string
 	embedded                       bool
@@ -169,6 +170,7 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if err := f.warmups.add(fs); err != nil {
 		return nil, err
 	}
+	fs.StringVar(&f.groupProtocol, "group-protocol", env("GROUP_PROTOCOL", "classic"), "how instances share the tasks: classic (a consumer group, streamgen's assignor) or streams (a KIP-1071 streams group: Kafka 4.2+ assigns tasks, standbys and warm-ups) (env STREAMGEN_GROUP_PROTOCOL)")
 	fs.StringVar(&f.groupInstanceID, "group-instance-id", env("GROUP_INSTANCE_ID", ""), "static group membership id, unique per instance; worker i of several gets -<i> appended (env STREAMGEN_GROUP_INSTANCE_ID)")
 	st := 45 * time.Second
 	if v := env("SESSION_TIMEOUT", ""); v != "" {
@@ -256,7 +258,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	cfg := sgkafka.Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
 		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
-		GroupInstanceID: f.groupInstanceID, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas, Rack: f.rack,
+		GroupInstanceID: f.groupInstanceID, GroupProtocol: f.groupProtocol, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas, Rack: f.rack,
 		MaxWarmupReplicas: f.warmups.max, AcceptableRecoveryLag: f.warmups.lag, ProbingRebalanceInterval: f.warmups.interval,
 		Logger: slogger, ClientOpts: sec,
 		Deserialization: f.errorPolicies.deser, Processing: f.errorPolicies.proc,
