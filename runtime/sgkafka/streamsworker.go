@@ -247,6 +247,7 @@ func (w *worker) partitionsOf(ids []engine.TaskID) map[string][]int32 {
 // tasks are opened (restored) and consumed from their committed offsets,
 // the standby and warm-up tasks are tailed, then the member acknowledges.
 func (w *worker) applyStreams(target streamsAssignment) error {
+	start := time.Now()
 	d := w.sg
 	d.mu.Lock()
 	was := d.applied
@@ -291,7 +292,7 @@ func (w *worker) applyStreams(target streamsAssignment) error {
 		}
 	}
 	w.standby.set(standbys)
-	w.logRebalance(epoch, added, revoked)
+	w.logRebalance(epoch, added, revoked, start)
 	d.mu.Lock()
 	d.applied = target
 	d.m.acknowledge(target)
