@@ -145,7 +145,9 @@ func QueryKV(s sgstate.Store) (KVReader, error) {
 // timestamp bound. Values come in the timestamped layout of the key-value
 // stores (timestamp, 8 bytes big-endian, then the value), so a reader of
 // a table's store decodes both kinds alike.
-type latestReader struct{ s sgstate.VersionedKeyValueStore }
+type latestReader struct {
+	s sgstate.VersionedKeyValueStore
+}
 
 func (r latestReader) Get(key []byte) ([]byte, bool, error) {
 	v, ts, ok, err := r.s.Get(key)
