@@ -115,11 +115,17 @@ func (u *tableUpserter[K, V]) init(t *task, store string, key serdes.Serde[K], v
 	return nil
 }
 
+// skipNullTableKey drops a table record with a null key, as KTableSource
+// does.
+func skipNullTableKey(t *task) error {
+	t.Logger().Warn("skipping table record with null key", "node", "table")
+	t.Drop()
+	return nil
+}
+
 func (u *tableUpserter[K, V]) Process(r Record[K, V]) error {
 	if r.KeyNull {
-		u.t.Logger().Warn("skipping table record with null key", "node", "table")
-		u.t.Drop()
-		return nil
+		return skipNullTableKey(u.t)
 	}
 	old, _, found, err := u.kv.Get(r.Key)
 	if err != nil {

@@ -146,9 +146,7 @@ type versionedUpserter[K, V any] struct {
 
 func (u *versionedUpserter[K, V]) Process(r Record[K, V]) error {
 	if r.KeyNull {
-		u.t.Logger().Warn("skipping table record with null key", "node", "table")
-		u.t.Drop()
-		return nil
+		return skipNullTableKey(u.t)
 	}
 	// The old value is the latest one, even for an out-of-order update,
 	// as KTableSource reads it.
