@@ -58,6 +58,24 @@ func TestChaosShort(t *testing.T) {
 	}
 }
 
+// TestChaosShortStreams is TestChaosShort with the instances in a streams
+// group (--group-protocol streams): the broker assigns the tasks, and the
+// killed instances rejoin as static members under their instance ids (the
+// group's session timeout is the broker's, at least 45 s, so a kill this
+// short never moves the tasks; the clean restart does).
+func TestChaosShortStreams(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	cfg := Config{
+		Brokers: brokers, Bin: buildApp(t), WorkDir: t.TempDir(), Out: testWriter{t},
+		Runs: 1, Records: 20_000, Rate: 1000, Keys: 500, Kills: 2, Seed: uint64(time.Now().UnixNano() % 1_000_003),
+		MaxDown: 9 * time.Second, CatchUp: 3 * time.Minute, InstanceArgs: []string{"--group-protocol", "streams"},
+	}
+	r := runOnce(t, cfg, "replay with go run ./chaos/cmd/chaos -seed %d -runs 1 -records 20000 -rate 1000 -keys 500 -kills 2 -max-down 9s -instance-args '--group-protocol streams'")
+	if r.Records != 20_000 || r.Kills != 2 || r.Lost != 0 || r.Dup != 0 {
+		t.Fatalf("want 20000 records, 2 kills, 0 lost, 0 duplicated: %v", r)
+	}
+}
+
 // TestStaticMembershipKill9 kills an instance with SIGKILL and restarts it
 // under the same --group-instance-id. Its session timeout is 60 s; without
 // static membership the coordinator would wait for the dead member that

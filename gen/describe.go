@@ -189,6 +189,9 @@ func (r *replay) join(n *spec.Node) {
 	switch j.Shape {
 	case spec.JoinStreamTable:
 		r.out[n] = g.StreamTableJoin(joinName(n), left, right, rstore)
+		if j.HasTableGrace {
+			g.Use(r.out[n], joinName(n)+"-Buffer") // sgstream.GraceBufferStore
+		}
 	case spec.JoinStreamGlobal:
 		r.out[n] = g.StreamGlobalJoin(n.Name, left)
 	case spec.JoinTableTable:

@@ -291,6 +291,12 @@ func (g *driverGen) emitStore(s *storeModel) {
 	case spec.StoreSession:
 		open = "SessionStore"
 		typ = jen.Qual(pathSgstream, "TypedSessionStore").Types(k, v)
+	case spec.StoreKeyValue:
+		open = "KVStore"
+		if st.Versioned {
+			open = "VersionedStore"
+		}
+		typ = jen.Qual(pathSgstream, open).Types(k, v)
 	default:
 		open = "KVStore"
 		typ = jen.Qual(pathSgstream, "KVStore").Types(k, v)

@@ -81,6 +81,9 @@ func (s *storeModel) kind() string {
 	case spec.StoreSession:
 		return "session"
 	}
+	if s.st.Versioned {
+		return "versioned key-value"
+	}
 	return "key-value"
 }
 

@@ -94,6 +94,11 @@ func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 }
 
 func (g *topoGen) joinStreamTable(n *spec.Node, left, right jen.Code) {
+	if j, l := n.Join, n.Inputs[0]; j.HasTableGrace {
+		g.assign(n, jen.Qual(pathSgstream, "JoinStreamTableGrace").Call(left, right, jen.Lit(joinName(n)), joinKindLit(j.Kind),
+			durationLit(j.TableGrace), g.joiner(n, n.Inputs[1].Value), g.serde(l.Key, nil), g.serde(l.Value, nil)))
+		return
+	}
 	g.assign(n, jen.Qual(pathSgstream, "JoinStreamTable").Call(left, right, jen.Lit(joinName(n)), joinKindLit(n.Join.Kind), g.joiner(n, n.Inputs[1].Value)))
 }
 

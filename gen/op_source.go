@@ -26,10 +26,12 @@ func (g *topoGen) source(n *spec.Node) {
 		cfg.add("Partitions", jen.Lit(t.Partitions))
 	}
 	conf := jen.Qual(pathSgstream, "SourceConfig").Types(g.typ(t.Key), g.typ(t.Value)).Values(cfg.items()...)
-	switch t.Kind {
-	case spec.TopicTable:
+	switch {
+	case t.Kind == spec.TopicTable && t.Store.Versioned:
+		g.assign(n, jen.Qual(pathSgstream, "VersionedTableSource").Call(jen.Id("b"), jen.Lit(n.Name), conf, g.m.storeName(t.Store), durationLit(t.Store.HistoryRetention)))
+	case t.Kind == spec.TopicTable:
 		g.assign(n, jen.Qual(pathSgstream, "TableSource").Call(jen.Id("b"), jen.Lit(n.Name), conf, g.m.storeName(t.Store)))
-	case spec.TopicGlobalTable:
+	case t.Kind == spec.TopicGlobalTable:
 		g.assign(n, jen.Qual(pathSgstream, "GlobalTableSource").Call(jen.Id("b"), jen.Lit(n.Name), conf, g.m.storeName(t.Store)))
 	default:
 		g.assign(n, jen.Qual(pathSgstream, "Source").Call(jen.Id("b"), jen.Lit(n.Name), conf))

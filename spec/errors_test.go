@@ -144,6 +144,12 @@ var errCases = []errCase{
 		"t.yaml:3:34: app: standby_replicas: -1 is out of range, want 0..16"},
 	{"store on a stream-table join", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, fn: J, value: Order, name: j, store: s}\n",
 		"t.yaml:21:59: join \"x\": store is only for table-table and foreign-key joins, whose result is a table; a stream-table join's result is a stream\n\n\tadd `to_table: {store: …}` after the join to materialize its output\n"},
+	{"grace on a table that is not versioned", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, fn: J, value: Order, name: j, grace: 1s}\n",
+		"t.yaml:21:59: join \"x\": grace: the table \"users\" is not versioned; a stream-table join grace period needs a versioned table\n\n\tread the table's topic with `versioned: {history_retention: <at least the grace>}`\n"},
+	{"versioned on a stream topic", header + "  t: {key: string, value: User, versioned: {history_retention: 1h}}\n" + pipe,
+		"t.yaml:16:33: topic \"t\": versioned is only for topics read_as table"},
+	{"versioned without history_retention", header + "  t: {key: string, value: User, read_as: table, store: t-store, versioned: {}}\n" + pipe,
+		"t.yaml:16:76: topic \"t\": versioned needs history_retention"},
 }
 
 // pipe is a valid topology for cases whose problem is elsewhere.

@@ -304,6 +304,11 @@ type Store struct {
 	RetainDuplicates bool
 	// WindowSize is set for window stores (time windows and join windows).
 	WindowSize time.Duration
+	// Versioned is set on the store of a topic read as a versioned table
+	// (KIP-889): a key-value store that keeps every version for
+	// HistoryRetention.
+	Versioned        bool
+	HistoryRetention time.Duration
 }
 
 // InternalTopic is a topic the runtime creates: a repartition topic, or a
@@ -543,6 +548,11 @@ type Join struct {
 	Before time.Duration
 	After  time.Duration
 	Grace  time.Duration
+	// TableGrace is a stream-table join's grace period (KIP-923), set when
+	// HasTableGrace: stream records wait that long for the versioned
+	// table's updates before they join.
+	TableGrace    time.Duration
+	HasTableGrace bool
 	// KeyMapper maps a stream record to the global table's key
 	// (stream-global joins): RoleKeySelect with the stream's key and value.
 	KeyMapper *Func

@@ -38,6 +38,7 @@ var joinOptions = []struct {
 	joins string
 }{
 	{[]string{"window"}, JoinStreamStream, "stream-stream joins"},
+	{[]string{"grace"}, JoinStreamTable, "stream-table joins"},
 	{[]string{"key_fn", "key_expr"}, JoinStreamGlobal, "stream-global table joins"},
 	{[]string{"foreign_key_fn", "foreign_key_expr"}, JoinForeignKey, "table-table joins"},
 }
@@ -244,6 +245,39 @@ func (js *joinStep) streamTable() {
 	default:
 		js.j.ThisRepartition = js.repartition(js.n, js.stepName, 0)
 	}
+	if !js.o.has("grace") {
+		return
+	}
+	d, ok := js.o.dur("grace")
+	if !ok {
+		return
+	}
+	switch {
+	case !VersionedTable(js.right):
+		js.errf(js.o.keyPos("grace"), "grace: the table %q is not versioned; a stream-table join grace period needs a versioned table", js.right.Name)
+		js.p.hintf("read the table's topic with `versioned: {history_retention: <at least the grace>}`")
+	case js.stepName == "":
+		js.errf(js.pos, "missing name: a join with a grace period needs a name (it names the buffer store <name>-Buffer)")
+	default:
+		js.j.TableGrace, js.j.HasTableGrace = d, true
+	}
+}
+
+// VersionedTable reports whether table node n reads a versioned store: a
+// versioned table source, or a filter of one (Kafka's
+// isVersionedOrVersionedUpstream for the operators streamgen has).
+func VersionedTable(n *Node) bool {
+	for n != nil {
+		switch {
+		case n.Op == OpSource:
+			return n.Topic != nil && n.Topic.Store != nil && n.Topic.Store.Versioned
+		case (n.Op == OpFilter || n.Op == OpFilterNot) && len(n.Inputs) == 1:
+			n = n.Inputs[0]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func (js *joinStep) streamGlobal() {

@@ -75,7 +75,7 @@ var opTable = []*opDef{
 		example: "cogroup: {fn: AddOrder, with: [...], init: NewStats, value: Stats, store: stats}", resolve: (*parser).stepCogroup},
 	{op: OpSuppress, keys: []string{"until", "time_limit", "max_records", "max_bytes", "when_full"}, nameInBody: true,
 		inputs: []Shape{ShapeTable}, resolve: (*parser).stepSuppress},
-	{op: OpJoin, keys: []string{"with", "kind", "fn", "expr", "value", "window", "key_fn", "key_expr", "foreign_key_fn", "foreign_key_expr", "store"},
+	{op: OpJoin, keys: []string{"with", "kind", "fn", "expr", "value", "window", "grace", "key_fn", "key_expr", "foreign_key_fn", "foreign_key_expr", "store"},
 		nameInBody: true, role: RoleJoin,
 		example: "join: {with: users, fn: Enrich, value: EnrichedOrder}", resolve: (*parser).stepJoin},
 	{op: OpProcess, keys: []string{"fn", "stores", "key", "value", "window_size"}, inputs: streamOnly, role: RoleProcessor,

@@ -683,7 +683,7 @@ func (p *parser) parseTopics(n *yaml.Node) {
 		t := &Topic{Pos: p.pos(e.key), Name: name, Kind: TopicStream}
 		p.topics[name] = t
 		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc",
-			"key_format", "value_format", "json_timestamps", "subject_strategy")
+			"key_format", "value_format", "json_timestamps", "subject_strategy", "versioned")
 		if o == nil {
 			return
 		}
@@ -697,6 +697,7 @@ func (p *parser) parseTopics(n *yaml.Node) {
 			t.Kind = TopicKind(k)
 		}
 		p.topicStore(t, o, ctx)
+		p.topicVersioned(t, o, ctx)
 		if fn, ok := o.str("timestamp"); ok && t.Value != nil {
 			p.topicTimestamp(t, o, ctx, fn)
 		}
@@ -767,6 +768,32 @@ func (p *parser) topicStore(t *Topic, o *obj, ctx string) {
 			t.Store = st
 		}
 	}
+}
+
+// topicVersioned reads `versioned: {history_retention: 1h}`: the table's
+// store keeps every version for the history retention
+// (Stores.persistentVersionedKeyValueStore).
+func (p *parser) topicVersioned(t *Topic, o *obj, ctx string) {
+	if !o.has("versioned") {
+		return
+	}
+	if t.Kind != TopicTable {
+		p.errf(o.keyPos("versioned"), "%s: versioned is only for topics read_as table", ctx)
+		return
+	}
+	vo := p.object(o.val("versioned"), ctx+": versioned", "history_retention")
+	if vo == nil || t.Store == nil {
+		return
+	}
+	if !vo.has("history_retention") {
+		p.errf(o.valPos("versioned"), "%s: versioned needs history_retention", ctx)
+		return
+	}
+	d, ok := vo.dur("history_retention")
+	if !ok {
+		return
+	}
+	t.Store.Versioned, t.Store.HistoryRetention, t.Store.Cached = true, d, false
 }
 
 // topicTimestamp sets the record field a topic takes event time from.

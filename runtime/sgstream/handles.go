@@ -19,6 +19,9 @@ type Table[K, V any] struct {
 	// old records whether downstream operators need old values (Kafka
 	// Streams' sendOldValues); see sendOldValues.
 	old *tableOpts
+	// versioned is set on a table read into a versioned store and on
+	// filters of one (Kafka's isVersionedOrVersionedUpstream).
+	versioned bool
 	// Key and Value serialize the table's keys and values where needed.
 	Key   serdes.Serde[K]
 	Value serdes.Serde[V]

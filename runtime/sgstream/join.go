@@ -117,7 +117,8 @@ func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 // are dropped, and so are null keys except in a left join, which emits
 // them with a null table side. The table must be
 // lookup-able (materialized, or derived from a materialized table).
-// Versioned tables and the join grace period (KIP-923) are not supported.
+// A versioned table is read as of the stream record's timestamp; see
+// JoinStreamTableGrace for the grace period (KIP-923).
 func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(key K, left V1, right V2) VR) Stream[K, VR] {
 	return joinStreamTable(s, t, name, kind, joiner)
 }

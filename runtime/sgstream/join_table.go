@@ -1,6 +1,8 @@
 package sgstream
 
 import (
+	"fmt"
+
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -20,6 +22,13 @@ func lookup[K, V any](g valueGetter[K, V], key K) (V, int64, bool, error) {
 }
 
 func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR) Stream[K, VR] {
+	return joinStreamTableOpts[K, V1, V2, VR](s, t, name, kind, joiner, nil)
+}
+
+// joinStreamTableOpts is KStreamKTableJoinProcessor: buf is the grace
+// buffer, nil without a grace period. A versioned table is read as of the
+// stream record's timestamp.
+func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, buf *graceBuffer[K, V1]) Stream[K, VR] {
 	b := s.b
 	// The table is a parent so that the join runs in the table's
 	// sub-topology, where the stores its getter reads are open.
@@ -31,27 +40,39 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 	if factory == nil {
 		b.errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
 	}
+	if buf != nil {
+		b.addStore(info, StoreSpec{Name: buf.store, Kind: KeyValueStore, Logged: true})
+	}
 	out, next := newStream[K, VR](b, info)
 	var g valueGetter[K, V2]
+	var vg asOfGetter[K, V2]
 	b.onInit(info, func(tk *task) (err error) {
-		g, err = factory(tk)
-		return err
+		if g, err = factory(tk); err != nil {
+			return err
+		}
+		vg, _ = g.(asOfGetter[K, V2])
+		if buf != nil {
+			if vg == nil {
+				return fmt.Errorf("streamgen: join %q: KTable must be versioned to use a grace period in a stream table join", name)
+			}
+			return buf.init(tk)
+		}
+		return nil
 	})
 	leftJoin := kind == LeftJoin
 	task := b.task
-	s.to(nodeFunc[K, V1](func(r Record[K, V1]) error {
-		// A left join keeps a null-key record with a value: it cannot
-		// match, so it is emitted with a null table side.
-		if !(leftJoin && r.KeyNull && !r.ValueNull) && (r.KeyNull || r.ValueNull) {
-			task.Logger().Warn("skipping record due to null join key or value", "join", name)
-			task.Drop()
-			return nil
-		}
+	doJoin := func(r Record[K, V1]) error {
 		var v2 V2
 		found := false
 		if !r.KeyNull {
 			var err error
-			if v2, _, found, err = lookup(g, r.Key); err != nil {
+			if vg != nil {
+				v2, _, found, err = vg.GetAsOf(r.Key, r.Timestamp)
+				found = found && !isNull(v2)
+			} else {
+				v2, _, found, err = lookup(g, r.Key)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -60,6 +81,28 @@ func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 		}
 		v := joiner(r.Key, r.Value, v2)
 		return next.Process(Record[K, VR]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
+	}
+	s.to(nodeFunc[K, V1](func(r Record[K, V1]) error {
+		// A left join keeps a null-key record with a value: it cannot
+		// match, so it is emitted with a null table side.
+		if !(leftJoin && r.KeyNull && !r.ValueNull) && (r.KeyNull || r.ValueNull) {
+			task.Logger().Warn("skipping record due to null join key or value", "join", name)
+			task.Drop()
+			return nil
+		}
+		if buf == nil || r.KeyNull {
+			return doJoin(r)
+		}
+		// A record too late for the buffer joins at once, and only a
+		// buffered record lets the buffer emit (KIP-923).
+		ok, err := buf.put(r)
+		if err != nil || !ok {
+			if err == nil {
+				err = doJoin(r)
+			}
+			return err
+		}
+		return buf.evict(doJoin)
 	}))
 	return out
 }
@@ -233,11 +276,22 @@ func (j *tableJoin[K, V1, V2, VR]) skipNullKey() error {
 	return nil
 }
 
+// skipOutOfOrder drops an out-of-order update of a versioned side, as
+// Kafka's table-table joins do with versioned semantics (KIP-914).
+func (j *tableJoin[K, V1, V2, VR]) skipOutOfOrder() error {
+	j.t.Logger().Info("skipping out-of-order record from versioned table", "join", j.name)
+	j.t.Drop()
+	return nil
+}
+
 // processLeft handles an update of the left table: KTableKTableInnerJoin,
 // KTableKTableLeftJoin or KTableKTableOuterJoin with the original joiner.
 func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, tableChange[V1]]) error {
 	if r.KeyNull {
 		return j.skipNullKey()
+	}
+	if j.l.versioned && r.Value.NotLatest {
+		return j.skipOutOfOrder()
 	}
 	v2, ts2, found, err := lookup(j.g2, r.Key)
 	if err != nil {
@@ -257,6 +311,9 @@ func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, tableChange[V1]]) err
 func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, tableChange[V2]]) error {
 	if r.KeyNull {
 		return j.skipNullKey()
+	}
+	if j.r.versioned && r.Value.NotLatest {
+		return j.skipOutOfOrder()
 	}
 	v1, ts1, found, err := lookup(j.g1, r.Key)
 	if err != nil {

@@ -39,6 +39,9 @@ type tableChange[V any] struct {
 	Old     V
 	NewNull bool
 	OldNull bool
+	// NotLatest marks an out-of-order update of a versioned table: one
+	// older than the key's latest version (Kafka's Change.isLatest false).
+	NotLatest bool
 }
 
 // Windowed is a windowed key: the base key and the window bounds in

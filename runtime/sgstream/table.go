@@ -115,11 +115,17 @@ func (u *tableUpserter[K, V]) init(t *task, store string, key serdes.Serde[K], v
 	return nil
 }
 
+// skipNullTableKey drops a table record with a null key, as KTableSource
+// does.
+func skipNullTableKey(t *task) error {
+	t.Logger().Warn("skipping table record with null key", "node", "table")
+	t.Drop()
+	return nil
+}
+
 func (u *tableUpserter[K, V]) Process(r Record[K, V]) error {
 	if r.KeyNull {
-		u.t.Logger().Warn("skipping table record with null key", "node", "table")
-		u.t.Drop()
-		return nil
+		return skipNullTableKey(u.t)
 	}
 	old, _, found, err := u.kv.Get(r.Key)
 	if err != nil {
@@ -216,10 +222,12 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 			if err != nil {
 				return nil, err
 			}
-			return filterGetter[K, V]{g, pred, keep}, nil
+			return newFilterGetter(g, pred, keep), nil
 		}
 	}
 	out, next := newTable(t.b, info, getter, "", t.Key, t.Value)
+	out.versioned = t.versioned
+	versioned := t.versioned
 	out.old.parent = func() { sendOldValues(t) }
 	out.old.noFreeOld = !freeOldValues(t)
 	out.old.view = t.lookupStore()
@@ -232,7 +240,7 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 	opts := out.old
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
-		ch := tableChange[V]{OldNull: true}
+		ch := tableChange[V]{OldNull: true, NotLatest: in.NotLatest}
 		if !in.NewNull && pred(r.Key, in.New) == keep {
 			ch.New = in.New
 		} else {
@@ -241,7 +249,9 @@ func filterTable[K, V any](t Table[K, V], name, op string, pred func(K, V) bool,
 		if opts.sendOld && !in.OldNull && pred(r.Key, in.Old) == keep {
 			ch.Old, ch.OldNull = in.Old, false
 		}
-		if opts.sendOld && ch.NewNull && ch.OldNull {
+		// With versioned semantics KTableFilter forwards even an update
+		// that fails before and after.
+		if opts.sendOld && ch.NewNull && ch.OldNull && !versioned {
 			return nil
 		}
 		r.Value = ch

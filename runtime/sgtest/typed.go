@@ -169,6 +169,16 @@ func KVStore[K, V any](d *Driver, store string, partition int32, key serdes.Serd
 	return sgstream.NewKVStore(s, key, value)
 }
 
+// VersionedStore is the versioned store called store of the task on
+// partition: the store of a table read with a history retention.
+func VersionedStore[K, V any](d *Driver, store string, partition int32, key serdes.Serde[K], value serdes.Serde[V]) (*sgstream.VersionedStore[K, V], error) {
+	s, err := d.d.TaskStore(store, partition)
+	if err != nil {
+		return nil, err
+	}
+	return sgstream.NewVersionedStore(s, key, value)
+}
+
 // WindowStore is the window store called store of the task on
 // partition. Windowed aggregations keep TimestampedValue values in it:
 // pass a TimestampedValueSerde for value.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -15,6 +16,9 @@ const (
 	KeyValueStore StoreKind = iota
 	WindowStore
 	SessionStore
+	// VersionedStore is a versioned key-value store (KIP-889): a table
+	// read with a history retention.
+	VersionedStore
 )
 
 // StoreSpec is what the builder knows about a store; the StoreProvider of
@@ -24,7 +28,7 @@ type StoreSpec struct {
 	Kind             StoreKind
 	InMemory         bool
 	Logged           bool
-	Retention        time.Duration // window and session stores
+	Retention        time.Duration // window and session stores; a versioned store's history retention
 	WindowSize       time.Duration // window stores
 	RetainDuplicates bool          // stream-stream join stores
 	// Custom builds a user-written store; nil for built-in stores.
@@ -78,6 +82,12 @@ func NewBuiltinStore(spec *StoreSpec, persistent bool, pebble *sgstate.PebbleOpt
 		return sgstate.NewPebbleKeyValue(spec.Name, opts), nil
 	case WindowStore, SessionStore:
 		return newBuiltinTimeStore(spec, opts)
+	case VersionedStore:
+		o := sgstate.VersionedOptions{HistoryRetention: spec.Retention.Milliseconds()}
+		if opts == nil {
+			return sgstate.NewMemoryVersioned(spec.Name, o), nil
+		}
+		return sgstate.NewPebbleVersioned(spec.Name, o, opts), nil
 	}
 	return nil, fmt.Errorf("streamgen: store %q: unknown store kind %d", spec.Name, spec.Kind)
 }
@@ -127,6 +137,34 @@ func QueryKV(s sgstate.Store) (KVReader, error) {
 		return kv.QueryReader(), nil
 	case sgstate.KeyValueStore:
 		return kv, nil
+	case sgstate.VersionedKeyValueStore:
+		return latestReader{kv}, nil
 	}
 	return nil, fmt.Errorf("streamgen: store %q is a %T, not a key-value store", s.Name(), s)
+}
+
+// latestReader reads a versioned store's latest values, which is what
+// Kafka Streams' key-queries of a versioned store answer without a
+// timestamp bound. Values come in the timestamped layout of the key-value
+// stores (timestamp, 8 bytes big-endian, then the value), so a reader of
+// a table's store decodes both kinds alike.
+type latestReader struct {
+	s sgstate.VersionedKeyValueStore
+}
+
+func (r latestReader) Get(key []byte) ([]byte, bool, error) {
+	v, ts, ok, err := r.s.Get(key)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	return append(binary.BigEndian.AppendUint64(nil, uint64(ts)), v...), true, nil
+}
+
+func (r latestReader) Range(from, to []byte, fn func(key, value []byte) error) error {
+	return r.s.All(func(k, v []byte, ts int64) error {
+		if (from != nil && string(k) < string(from)) || (to != nil && string(k) > string(to)) {
+			return nil
+		}
+		return fn(k, append(binary.BigEndian.AppendUint64(nil, uint64(ts)), v...))
+	})
 }

@@ -37,6 +37,7 @@ import org.apache.kafka.streams.kstream.TableJoined;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
@@ -122,6 +123,7 @@ final class Scenarios {
 
         streamTable("st-inner", false);
         streamTable("st-left", true);
+        versionedScenarios();
         tableTable("tt-inner", "inner", null);
         tableTable("tt-left", "left", null);
         tableTable("tt-outer", "outer", null);
@@ -250,6 +252,33 @@ final class Scenarios {
                     : events.join(infos, Scenarios::eventWithInfo, joined);
             out.to("out", Produced.with(S, S));
         });
+    }
+
+    // Versioned tables (KIP-889, KIP-914) and the stream-table join grace (KIP-923).
+    private static void versionedScenarios() {
+        for (String name : new String[] {"st-versioned", "st-versioned-grace"}) {
+            ALL.put(name, b -> {
+                KStream<String, JsonNode> events = b.stream("events", Consumed.with(S, J));
+                KTable<String, JsonNode> infos = b.table("infos", Consumed.with(S, J), versioned("infos-store"));
+                Joined<String, JsonNode, JsonNode> joined = Joined.with(S, J, J, "st");
+                if (name.endsWith("-grace")) {
+                    joined = joined.withGracePeriod(ofMillis(3000));
+                }
+                events.leftJoin(infos, Scenarios::eventWithInfo, joined).to("out", Produced.with(S, S));
+            });
+        }
+        ALL.put("tt-versioned-materialized", b -> {
+            KTable<String, JsonNode> left = b.table("left", Consumed.with(S, J), versioned("left-store"));
+            KTable<String, JsonNode> right = b.table("right", Consumed.with(S, J), versioned("right-store"));
+            left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"), mat("tt-store", S))
+                    .toStream().to("out", Produced.with(S, S));
+        });
+    }
+
+    // versioned is Materialized on a versioned store with a 5 s history retention.
+    private static Materialized<String, JsonNode, KeyValueStore<Bytes, byte[]>> versioned(String store) {
+        return Materialized.<String, JsonNode>as(Stores.persistentVersionedKeyValueStore(store, ofMillis(5000)))
+                .withKeySerde(S).withValueSerde(J);
     }
 
     // store, when set, materializes the join's result (Materialized.as).
