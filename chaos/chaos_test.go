@@ -59,10 +59,11 @@ func TestChaosShort(t *testing.T) {
 }
 
 // TestChaosShortStreams is TestChaosShort with the instances in a streams
-// group (--group-protocol streams): the broker assigns the tasks, and the
-// killed instances rejoin as static members under their instance ids (the
-// group's session timeout is the broker's, at least 45 s, so a kill this
-// short never moves the tasks; the clean restart does).
+// group (--group-protocol streams): the broker assigns the tasks. A killed
+// static member holds its instance id until its session times out (the
+// group's, at least 45 s on Kafka 4.4), so the restarted instance rejoins
+// only then, and takes its tasks back; the clean restart leaves and
+// rejoins at once.
 func TestChaosShortStreams(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	cfg := Config{

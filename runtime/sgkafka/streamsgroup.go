@@ -146,13 +146,17 @@ func (m *streamsMember) acknowledge(a streamsAssignment) {
 	m.owned, m.reported = a, false
 }
 
-// newStreamsMember is a member that has not joined yet.
-func newStreamsMember(cl *kgo.Client, group, process, instance string, topo *kmsg.StreamsGroupHeartbeatRequestTopology) (*streamsMember, error) {
-	var id [16]byte
-	if _, err := rand.Read(id[:]); err != nil {
-		return nil, fmt.Errorf("streamgen: member id: %w", err)
+// newStreamsMember is a member that has not joined yet. memberID is the
+// member's id, "" for a random one.
+func newStreamsMember(cl *kgo.Client, group, memberID, process, instance string, topo *kmsg.StreamsGroupHeartbeatRequestTopology) (*streamsMember, error) {
+	if memberID == "" {
+		var id [16]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, fmt.Errorf("streamgen: member id: %w", err)
+		}
+		memberID = base64.RawURLEncoding.EncodeToString(id[:])
 	}
-	return &streamsMember{cl: cl, group: group, memberID: base64.RawURLEncoding.EncodeToString(id[:]),
+	return &streamsMember{cl: cl, group: group, memberID: memberID,
 		process: process, instance: instance, topology: topo, interval: 5 * time.Second, coordinator: -1}, nil
 }
 

@@ -55,7 +55,7 @@ func TestStreamsGroupMembership(t *testing.T) {
 	cl := newClient(t, brokers)
 	var members []*streamsMember
 	for _, p := range []string{"process-a", "process-b"} {
-		m, err := newStreamsMember(cl, ev.appID, p, "", topo)
+		m, err := newStreamsMember(cl, ev.appID, "", p, "", topo)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,13 @@ func (e *Engine) configureStreamsGroup(ctx context.Context, cl *kgo.Client) erro
 
 func newStreamsDriver(w *worker) (*streamsDriver, error) {
 	e := w.e
-	m, err := newStreamsMember(w.cl, e.cfg.ApplicationID, e.instanceID, e.groupInstanceID(w.idx), e.streamsTopology())
+	// The member id is the instance's (kept in its state directory) and
+	// the worker's: a restarted instance rejoins as the member it was, so
+	// a static member that was killed takes its place back at once
+	// instead of being refused (UNRELEASED_INSTANCE_ID) until the dead
+	// member's session times out, and a dynamic one fences its old self.
+	memberID := e.instanceID + "-" + strconv.Itoa(w.idx)
+	m, err := newStreamsMember(w.cl, e.cfg.ApplicationID, memberID, e.instanceID, e.groupInstanceID(w.idx), e.streamsTopology())
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +149,12 @@ func (d *streamsDriver) beat() {
 		var st *streamsStatusError
 		if errors.As(err, &st) || !isRetriableHeartbeat(err) {
 			d.err = err
+		} else if errors.Is(err, kerr.UnreleasedInstanceID) {
+			// A static member killed without leaving still holds its
+			// instance id until its session times out (the group's
+			// streams.session.timeout.ms, 45 s at least): join again
+			// until the broker lets the restarted instance in.
+			d.w.log.Warn("streams group: the instance id is held by this instance's previous process until its session times out; retrying", "instance_id", d.m.instance)
 		} else {
 			d.w.log.Warn("streams group heartbeat", "error", err.Error())
 		}
@@ -157,7 +169,7 @@ func (d *streamsDriver) beat() {
 // broker that went away, a timeout), as opposed to a refusal.
 func isRetriableHeartbeat(err error) bool {
 	var ke *kerr.Error
-	return !errors.As(err, &ke) || ke.Retriable
+	return !errors.As(err, &ke) || ke.Retriable || ke == kerr.UnreleasedInstanceID
 }
 
 // poke makes the heartbeat goroutine send one now.
