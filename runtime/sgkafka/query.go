@@ -267,6 +267,15 @@ func (e *Engine) Owner(ctx context.Context, store string, partition int32) (sgqu
 	if !e.setUp() {
 		return sgquery.Host{}, e.notServing()
 	}
+	if e.cfg.GroupProtocol == ProtocolStreams {
+		// The streams group's assignment is not read yet (the route
+		// table reads the classic group's): only a task running here
+		// answers.
+		if _, ok := e.iq.tasks.Load(engine.TaskID{Sub: sub.ID, Partition: partition}); ok {
+			return sgquery.Host{Addr: e.cfg.QueryAddr, Self: true}, nil
+		}
+		return sgquery.Host{}, fmt.Errorf("%w: store %q partition %d does not run on this instance (--group-protocol streams forwards no queries yet)", sgquery.ErrUnavailable, store, partition)
+	}
 	rt, err := e.routeTable(ctx)
 	if err != nil {
 		return sgquery.Host{}, err
