@@ -444,29 +444,15 @@ func (w *worker) commitOffsets(ctx context.Context, offsets map[string]map[int32
 	if id := w.e.groupInstanceID(w.idx); id != "" {
 		req.InstanceID = &id
 	}
-	for _, t := range slices.Sorted(maps.Keys(offsets)) {
-		rt := kmsg.NewOffsetCommitRequestTopic()
-		rt.Topic = t
-		for _, p := range slices.Sorted(maps.Keys(offsets[t])) {
-			rp := kmsg.NewOffsetCommitRequestTopicPartition()
-			rp.Partition, rp.Offset, rp.LeaderEpoch = p, offsets[t][p], -1
-			if s, ok := meta[t][p]; ok {
-				rp.Metadata = &s
-			}
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		req.Topics = append(req.Topics, rt)
-	}
+	req.Topics = offsetCommitTopics(offsets, meta)
 	resp, err := req.RequestWith(ctx, w.cl)
+	for i := 0; err == nil && i < len(resp.Topics); i++ {
+		for _, p := range resp.Topics[i].Partitions {
+			err = partitionError(err, resp.Topics[i].Topic, p.Partition, p.ErrorCode)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("streamgen: worker %d: committing offsets: %w", w.idx, err)
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return fmt.Errorf("streamgen: worker %d: committing offsets of %s[%d]: %w", w.idx, t.Topic, p.Partition, err)
-			}
-		}
 	}
 	return nil
 }
@@ -489,29 +475,54 @@ func (w *worker) txnCommitOffsets(ctx context.Context, offsets map[string]map[in
 	if id := w.e.groupInstanceID(w.idx); id != "" {
 		req.InstanceID = &id
 	}
-	for _, t := range slices.Sorted(maps.Keys(offsets)) {
+	for _, t := range offsetCommitTopics(offsets, meta) {
 		rt := kmsg.NewTxnOffsetCommitRequestTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rt.Partitions = append(rt.Partitions, kmsg.TxnOffsetCommitRequestTopicPartition{
+				Partition: p.Partition, Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata})
+		}
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, w.cl)
+	for i := 0; err == nil && i < len(resp.Topics); i++ {
+		for _, p := range resp.Topics[i].Partitions {
+			err = partitionError(err, resp.Topics[i].Topic, p.Partition, p.ErrorCode)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("streamgen: worker %d: committing offsets in the transaction: %w", w.idx, err)
+	}
+	return nil
+}
+
+// offsetCommitTopics are offsets with their metadata as a commit names
+// them, by topic and partition.
+func offsetCommitTopics(offsets map[string]map[int32]int64, meta map[string]map[int32]string) []kmsg.OffsetCommitRequestTopic {
+	var out []kmsg.OffsetCommitRequestTopic
+	for _, t := range slices.Sorted(maps.Keys(offsets)) {
+		rt := kmsg.NewOffsetCommitRequestTopic()
 		rt.Topic = t
 		for _, p := range slices.Sorted(maps.Keys(offsets[t])) {
-			rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+			rp := kmsg.NewOffsetCommitRequestTopicPartition()
 			rp.Partition, rp.Offset, rp.LeaderEpoch = p, offsets[t][p], -1
 			if s, ok := meta[t][p]; ok {
 				rp.Metadata = &s
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}
-		req.Topics = append(req.Topics, rt)
+		out = append(out, rt)
 	}
-	resp, err := req.RequestWith(ctx, w.cl)
+	return out
+}
+
+// partitionError keeps the first error: err, or the partition's.
+func partitionError(err error, topic string, p int32, code int16) error {
 	if err != nil {
-		return fmt.Errorf("streamgen: worker %d: committing offsets in the transaction: %w", w.idx, err)
+		return err
 	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return fmt.Errorf("streamgen: worker %d: committing offsets of %s[%d] in the transaction: %w", w.idx, t.Topic, p.Partition, err)
-			}
-		}
+	if kerr := kerr.ErrorForCode(code); kerr != nil {
+		return fmt.Errorf("%s[%d]: %w", topic, p, kerr)
 	}
 	return nil
 }
