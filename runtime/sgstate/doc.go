@@ -40,8 +40,8 @@
 // last memtable flush, which holds the checkpoint of the last commit it
 // contains. A kill -9 or an OS crash loses only a suffix of commits, which
 // restoration replays from the changelog; the store flushes when a commit
-// finds nothing new (the application went idle), when a memtable fills, and
-// on Close.
+// finds nothing new (the application went idle) or the last flush a second
+// old, when a memtable fills, and on Close.
 //
 // One engine abstraction (an ordered byte map with staging) sits under all
 // stores, so key-value, window and session logic is written once and the

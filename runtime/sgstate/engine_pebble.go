@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -72,12 +73,20 @@ type pebbleEngine struct {
 	// since the last flush was asked for; lastCP is the encoded checkpoint
 	// of the last commit, so that a commit that changes nothing is seen
 	// as the application going idle; flushed is the last asked-for flush,
-	// closed when it completes.
-	noWAL     bool
-	unflushed bool
-	lastCP    []byte
-	flushed   <-chan struct{}
+	// closed when it completes; flushAsked when it was asked for.
+	noWAL      bool
+	unflushed  bool
+	lastCP     []byte
+	flushed    <-chan struct{}
+	flushAsked time.Time
 }
+
+// maxUnflushedAge bounds how old the newest durable commit of a store
+// without a WAL may get while it is written without pause: a commit starts
+// a flush when the last one was asked for longer ago. After kill -9 such a
+// store restores about this long's changelog (Kafka Streams flushes its
+// RocksDB stores, which have no WAL either, with each checkpoint).
+const maxUnflushedAge = time.Second
 
 func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger) (*pebbleEngine, error) {
 	if err := o.Validate(); err != nil {
@@ -443,13 +452,16 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 	if cp != nil {
 		e.lastCP = enc
 	}
+	if time.Since(e.flushAsked) >= maxUnflushedAge {
+		return e.flushIdle()
+	}
 	return nil
 }
 
 // flushIdle starts a flush of the memtable if the store has no WAL and
 // commits since the last flush; it does not wait for it. A store written
-// without pause still flushes when its memtable fills, so after kill -9 it
-// restores at most about a memtable's worth of changelog.
+// without pause flushes every maxUnflushedAge and when its memtable fills,
+// so after kill -9 it restores at most about that much changelog.
 func (e *pebbleEngine) flushIdle() error {
 	if !e.noWAL || !e.unflushed {
 		return nil
@@ -458,7 +470,7 @@ func (e *pebbleEngine) flushIdle() error {
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble flush: %w", err)
 	}
-	e.flushed, e.unflushed = ch, false
+	e.flushed, e.unflushed, e.flushAsked = ch, false, time.Now()
 	return nil
 }
 
