@@ -22,10 +22,8 @@ import (
 // (KIP-1071, Kafka 4.2+): a member describes the topology to the group
 // coordinator in its joining heartbeat, the broker computes the assignment
 // (active, standby and warm-up tasks) and hands each member its part in
-// heartbeat responses. It is not yet what an engine runs with: the workers
-// still join a classic group through kgo's GroupTransactSession, which the
-// streams protocol replaces with assigned partitions and offset commits
-// that carry the member epoch (the next step, behind --group-protocol).
+// heartbeat responses. streamsworker.go runs a worker on it
+// (--group-protocol streams).
 
 // streamsTopology describes the engine's topology as the join heartbeat
 // carries it: one subtopology per sub-topology with source topics, with
