@@ -73,7 +73,8 @@ type pebbleEngine struct {
 	// since the last flush was asked for; lastCP is the encoded checkpoint
 	// of the last commit, so that a commit that changes nothing is seen
 	// as the application going idle; flushed is the last asked-for flush,
-	// closed when it completes; flushAsked when it was asked for.
+	// closed when it completes; flushAsked when it was asked for (the
+	// store's opening before the first).
 	noWAL      bool
 	unflushed  bool
 	lastCP     []byte
@@ -100,7 +101,7 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	// write the batch to its WAL file before Commit returns (NoSync leaves
 	// it in a 32 KiB in-process buffer, lost with the process). Unless
 	// o.Sync, the WAL's fsync is skipped (walWriteThroughFS).
-	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: !o.wal()}
+	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: !o.wal(), flushAsked: time.Now()}
 	if e.noWAL {
 		e.wo = pebble.NoSync
 	}
