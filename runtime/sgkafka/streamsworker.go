@@ -52,6 +52,7 @@ type streamsDriver struct {
 	// activeSums are the running tasks' changelog offset sums as of the
 	// last commit, for the heartbeat's task offsets.
 	activeSums map[engine.TaskID]int64
+	notedAt    time.Time // when activeSums was last computed (worker goroutine)
 	// polled is the next offset of each consumed partition (worker
 	// goroutine only): everything polled is processed before a commit.
 	polled map[string]map[int32]int64
@@ -405,6 +406,13 @@ func (w *worker) commitStreamsOrRollBack(ctx context.Context, meta map[string]ma
 // noteCommitted records the running tasks' changelog offset sums after a
 // commit, for the task offsets of the next heartbeats.
 func (d *streamsDriver) noteCommitted() {
+	// Heartbeats carry them every streamsOffsetsEvery: once a second is
+	// fresh enough, and spares every commit (each 100 ms under
+	// exactly-once) a map per task.
+	if time.Since(d.notedAt) < time.Second {
+		return
+	}
+	d.notedAt = time.Now()
 	sums := map[engine.TaskID]int64{}
 	for id, tk := range d.w.tasks {
 		if len(tk.changelogs) > 0 {
