@@ -21,10 +21,14 @@ func Describe(key string, value *Info) string {
 	return value.Label + "/" + strconv.FormatInt(value.N, 10)
 }
 
-// Render is Describe for a stream, where tombstones arrive.
-func Render(key string, value *Info) string {
-	if value == nil {
-		return "null"
+// Render is Describe for a stream, where tombstones arrive. The stream comes
+// from a table's to_stream, so its values can be null and the generator
+// gives the mapper a nullable result too; like the Java twin it never
+// returns null.
+func Render(key string, value *Info) *string {
+	s := "null"
+	if value != nil {
+		s = Describe(key, value)
 	}
-	return Describe(key, value)
+	return &s
 }
