@@ -1,6 +1,7 @@
 package sgstate
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 )
@@ -18,6 +19,8 @@ type baseStore struct {
 	log    ChangelogWriter
 	now    func() int64
 	logger *slog.Logger
+	// tsValues is StoreContext.TimestampedValues.
+	tsValues bool
 
 	// hooks of the concrete store
 	onOpen   func() error         // after the engine is open: load metadata
@@ -56,7 +59,7 @@ func (s *baseStore) Init(ctx *StoreContext) error {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	s.log, s.now = ctx.Changelog, ctx.RecordTimestamp
+	s.log, s.now, s.tsValues = ctx.Changelog, ctx.RecordTimestamp, ctx.TimestampedValues
 	if s.pebble == nil {
 		s.eng = newMemEngine()
 	} else {
@@ -162,5 +165,20 @@ func (s *baseStore) logWrite(key, value []byte, fallback int64) {
 	if s.now != nil {
 		ts = s.now()
 	}
+	if s.tsValues && len(value) >= 8 {
+		ts, value = int64(binary.BigEndian.Uint64(value)), value[8:]
+	}
 	s.log.Log(key, value, ts)
+}
+
+// restoredValue is the value a changelog record restores: for a store of
+// timestamped values the record's timestamp in front of the raw value it
+// logged (see logWrite), otherwise the value as logged.
+func (s *baseStore) restoredValue(r ChangelogRecord) []byte {
+	if !s.tsValues || r.Value == nil {
+		return r.Value
+	}
+	v := make([]byte, 8, 8+len(r.Value))
+	binary.BigEndian.PutUint64(v, uint64(r.Timestamp))
+	return append(v, r.Value...)
 }

@@ -112,7 +112,7 @@ func (s *kvStore) RestoreBatch(records []ChangelogRecord) error {
 			if r.Value == nil {
 				err = w.del(r.Key)
 			} else {
-				err = w.set(r.Key, r.Value)
+				err = w.set(r.Key, s.restoredValue(r))
 			}
 			if err != nil {
 				return err

@@ -42,6 +42,15 @@ type StoreContext struct {
 	// Logger receives the store's diagnostics (Pebble's own logging goes to
 	// it at Debug, errors at Error). nil discards.
 	Logger *slog.Logger
+	// TimestampedValues says every value starts with the 8-byte big-endian
+	// timestamp of Kafka Streams' ValueAndTimestamp (DSL tables and
+	// aggregations, see sgstream.KVStore). The changelog then carries what
+	// Kafka Streams' timestamped stores log (ChangeLoggingTimestamped*Store):
+	// the raw value, with that timestamp as the record's timestamp, and
+	// restoration puts the record's timestamp back in front. So a changelog
+	// written by a Java application restores here, and one written here
+	// restores in Java.
+	TimestampedValues bool
 	// RecordTimestamp returns the timestamp of the record being processed;
 	// it stamps changelog records the way Kafka Streams does (the record
 	// context's timestamp). nil: key-value stores log timestamp 0, window

@@ -188,6 +188,6 @@ func (s *windowStore) RestoreBatch(records []ChangelogRecord) error {
 		if s.seg.observe(ts) {
 			return nil
 		}
-		return s.write(w, key, ts, seq, r.Value)
+		return s.write(w, key, ts, seq, s.restoredValue(r))
 	})
 }

@@ -189,7 +189,7 @@ func aggNode(b *Builder, name, op string, from *nodeInfo, store string) *nodeInf
 }
 
 func aggStoreSpec(store string) StoreSpec {
-	return StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true}
+	return StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true, Timestamped: true}
 }
 
 // Count counts the records of each key (KGroupedStream#count): records

@@ -228,7 +228,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 		if sd.Result == nil {
 			b.errorf("join %q: a materialized join needs the result value serde", name)
 		}
-		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Timestamped: true})
 		getter = storeGetter(store, sd.Key, sd.Result)
 	}
 	out, next := newTable(b, nodes.Result, getter, store, sd.Key, sd.Result)

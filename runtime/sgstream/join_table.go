@@ -198,7 +198,7 @@ func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, 
 		if value == nil {
 			b.errorf("join %q: a materialized join needs the result value serde", name)
 		}
-		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true})
+		b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Timestamped: true})
 		getter = storeGetter(store, l.Key, value)
 	} else if f1 != nil && f2 != nil {
 		getter = func(tk *task) (valueGetter[K, VR], error) {

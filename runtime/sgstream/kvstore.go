@@ -14,9 +14,10 @@ import (
 // KVStore is a typed view of a key-value store that holds Kafka Streams'
 // ValueAndTimestamp: each value is stored with the timestamp of the record
 // that last wrote it, as the 8-byte big-endian timestamp followed by the
-// value bytes (ValueAndTimestampSerializer's layout, so the changelog is
-// readable by a Java application using a timestamped store). DSL tables and
-// aggregations keep their state in one.
+// value bytes (ValueAndTimestampSerializer's layout). DSL tables and
+// aggregations keep their state in one; their StoreSpec is Timestamped, so
+// the changelog holds Kafka Streams' timestamped layout (the raw value, the
+// timestamp as the record's) and a Java application's changelog restores.
 //
 // A null value is never stored: putting one deletes the key, as a tombstone
 // does in Kafka.

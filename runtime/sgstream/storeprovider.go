@@ -77,7 +77,7 @@ func (d *testDriver) OpenStore(et engine.Task, spec *StoreSpec) (sgstate.Store, 
 // the task's collector, and the timestamp of the record being processed
 // (stream time in punctuations) for changelog records.
 func (t *task) StoreContext(spec *StoreSpec, logger *slog.Logger) *sgstate.StoreContext {
-	ctx := &sgstate.StoreContext{Logger: logger, RecordTimestamp: t.contextTimestamp}
+	ctx := &sgstate.StoreContext{Logger: logger, RecordTimestamp: t.contextTimestamp, TimestampedValues: spec.Timestamped}
 	if spec.Logged && !t.id.IsGlobal() {
 		ctx.Changelog = &taskChangelog{t: t, topic: toponame.Changelog(t.topo.appID, spec.Name)}
 	}

@@ -66,7 +66,7 @@ func sendsOld[K, V any](t Table[K, V]) bool { return t.old != nil && t.old.sendO
 // <app id>-<store>-changelog.
 func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], store string) Table[K, V] {
 	info := b.g.TableSource(name, engine.TopicSpec{Name: cfg.Topic, Role: cfg.role, Partitions: cfg.Partitions}, store)
-	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
+	b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true, Timestamped: true})
 	tbl, out := newTable(b, info, storeGetter(store, cfg.Key, cfg.Value), store, cfg.Key, cfg.Value)
 	up := &tableUpserter[K, V]{out: out}
 	b.onInit(info, func(t *task) error { return up.init(t, store, cfg.Key, cfg.Value) })
@@ -86,7 +86,7 @@ func TableSource[K, V any](b *Builder, name string, cfg SourceConfig[K, V], stor
 // generated code repartitions first (Repartition), as toTable does.
 func ToTable[K, V any](s Stream[K, V], name, store string, key serdes.Serde[K], value serdes.Serde[V]) Table[K, V] {
 	info := s.b.g.Stateful(name, "to_table", s.info, store)
-	s.b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true})
+	s.b.declareStore(StoreSpec{Name: store, Kind: KeyValueStore, Logged: true, Cached: true, Timestamped: true})
 	tbl, out := newTable(s.b, info, storeGetter(store, key, value), store, key, value)
 	up := &tableUpserter[K, V]{out: out}
 	s.b.onInit(info, func(t *task) error { return up.init(t, store, key, value) })

@@ -43,7 +43,7 @@ type windowAgg[K, VA any] struct {
 
 func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw *SlidingWindows, emit EmitStrategy, key serdes.Serde[K], aggSerde serdes.Serde[VA], opts []WindowStoreOpt) *windowAgg[K, VA] {
 	a := &windowAgg[K, VA]{op: "window_aggregate", time: tw, sliding: sw, emit: emit, key: key,
-		val: TimestampedValueSerde[VA]{Inner: aggSerde}, spec: StoreSpec{Name: store, Kind: WindowStore, Logged: true}}
+		val: TimestampedValueSerde[VA]{Inner: aggSerde}, spec: StoreSpec{Name: store, Kind: WindowStore, Logged: true, Timestamped: true}}
 	switch {
 	case sw != nil:
 		a.op = "sliding_window_aggregate"

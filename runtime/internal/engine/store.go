@@ -42,6 +42,13 @@ type StoreSpec struct {
 	// key-value stores are cached; windowed aggregations forward every
 	// update whatever the cache (see docs/semantics.md).
 	Cached bool
+	// Timestamped says the store holds Kafka Streams' ValueAndTimestamp
+	// (the DSL's tables, aggregations and materialized joins), so its
+	// changelog is Kafka's timestamped layout: the raw value, the timestamp
+	// as the record's (see sgstate.StoreContext.TimestampedValues). Stores
+	// with a layout of streamgen's own (suppress and join buffers,
+	// subscription stores) log their values whole.
+	Timestamped bool
 }
 
 // StoreDir is the directory of a persistent store of task t under a state
