@@ -28,6 +28,12 @@ type Config struct {
 	Log      io.Writer
 	// Timeout bounds the wait for both sides to process all input.
 	Timeout time.Duration
+
+	// epoch is the run's time base, an hour before it starts on a whole minute, which every
+	// Java command of one run gets as STREAMGEN_INTEROP_EPOCH_MS: takeover scenarios time their
+	// records from it, since Kafka Streams' window changelogs delete records older than their
+	// retention plus a day.
+	epoch time.Time
 }
 
 // Run runs the scenarios together (one Java producer, the streamgen apps and one JVM with
@@ -46,12 +52,18 @@ func Run(ctx context.Context, cfg Config, ss []*Scenario) (*Result, error) {
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	run := fmt.Sprintf("%d", time.Now().UnixNano()%1e9)
+	cfg.epoch = time.Now().Add(-time.Hour).Truncate(time.Minute)
 	if err := createTopics(ctx, adm, ss); err != nil {
 		return nil, err
 	}
 	bins, err := buildApps(ctx, cfg, ss)
 	if err != nil {
 		return nil, err
+	}
+	if tk := takeovers(ss); len(tk) > 0 {
+		if err := runFirstHalf(ctx, cfg, adm, tk, run); err != nil {
+			return nil, err
+		}
 	}
 	fmt.Fprintf(cfg.Log, "interop: producing the inputs of %d scenarios (Java)\n", len(ss))
 	if _, err := javaOutput(ctx, cfg, append([]string{"produce", strings.Join(cfg.Brokers, ","), registryArg(cfg)}, names(ss)...)...); err != nil {
@@ -157,6 +169,7 @@ func javaCmd(ctx context.Context, cfg Config, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(cfg.Root, "interop", "java", "run.sh")}, args...)...)
 	cmd.Dir = cfg.Root
 	cmd.Stderr = cfg.Log
+	cmd.Env = append(os.Environ(), fmt.Sprintf("STREAMGEN_INTEROP_EPOCH_MS=%d", cfg.epoch.UnixMilli()))
 	return cmd
 }
 

@@ -30,6 +30,10 @@ type Scenario struct {
 	Tombstones []string `json:"tombstones"`
 	// Quick scenarios are the subset the go test (make test) runs.
 	Quick bool `json:"quick"`
+	// Takeover scenarios start as a Kafka Streams application under the app's own id, which
+	// processes the first half of the input and stops; the streamgen app then takes over its
+	// group and state (see runFirstHalf).
+	Takeover bool `json:"takeover"`
 	// Registry is true when a topic uses a registry format, so the run needs a registry.
 	Registry bool `json:"-"`
 

@@ -21,6 +21,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.CloseOptions;
 
 /**
  * The Java side of the interop suite, driven by the Go harness (interop/run):
@@ -30,6 +31,13 @@ import org.apache.kafka.streams.StreamsConfig;
  *   streams BROKERS REGISTRY STATE_DIR RUN SCENARIO...
  *                                                 run each scenario's Kafka Streams twin (application
  *                                                 id interop-NAME-kstreams-RUN) until standard input closes
+ *   produce-first BROKERS REGISTRY SCENARIO...    write the first half of takeover scenarios' inputs
+ *                                                 (produce then writes the second half)
+ *   streams-as BROKERS REGISTRY STATE_DIR NAME=APP_ID...
+ *                                                 run each scenario's topology under the given
+ *                                                 application id, writing its outputs themselves (no
+ *                                                 suffix): the Kafka Streams application a takeover
+ *                                                 scenario's streamgen app takes over from
  *   consume BROKERS REGISTRY SCENARIO...          print every record of the scenarios' output topics,
  *                                                 streamgen's and the twins', as canonical JSON lines
  *   list                                          the scenario names
@@ -51,6 +59,7 @@ public final class Main {
     all.addAll(ProtobufScenarios.all());
     all.addAll(JsonSchemaScenarios.all());
     all.addAll(SessionScenarios.all());
+    all.addAll(TakeoverScenarios.all());
     for (Scenario s : all) {
       m.put(s.name(), s);
     }
@@ -67,10 +76,17 @@ public final class Main {
       System.exit(2);
     }
     Env env = new Env(args[1], args[2].equals("-") ? null : args[2]);
-    int first = args[0].equals("streams") ? 5 : 3;
+    int first = args[0].equals("streams") ? 5 : args[0].equals("streams-as") ? 4 : 3;
     List<Scenario> picked = new ArrayList<>();
+    List<String> appIds = new ArrayList<>();
     for (int i = first; i < args.length; i++) {
-      Scenario s = scenarios().get(args[i]);
+      String name = args[i];
+      if (args[0].equals("streams-as")) {
+        String[] pair = name.split("=", 2);
+        name = pair[0];
+        appIds.add(pair.length == 2 ? pair[1] : "");
+      }
+      Scenario s = scenarios().get(name);
       if (s == null) {
         System.err.println("interop: no Java side for scenario " + args[i]);
         System.exit(2);
@@ -83,7 +99,19 @@ public final class Main {
           System.out.println("produced " + s.name() + " " + s.produce(env));
         }
       }
-      case "streams" -> streams(env, args[3], args[4], picked);
+      case "produce-first" -> {
+        for (Scenario s : picked) {
+          System.out.println("produced " + s.name() + " " + s.produceFirst(env));
+        }
+      }
+      case "streams" -> {
+        List<String> ids = new ArrayList<>();
+        for (Scenario s : picked) {
+          ids.add("interop-" + s.name() + "-kstreams-" + args[4]);
+        }
+        streams(env, args[3], picked, ids, TWIN);
+      }
+      case "streams-as" -> streams(env, args[3], picked, appIds, "");
       case "consume" -> consume(env, picked);
       default -> {
         System.err.println("interop: unknown command " + args[0]);
@@ -96,15 +124,17 @@ public final class Main {
    * streams runs the twins with the record cache off and exactly-once, as the Go harness runs
    * the streamgen apps, so both emit every update and the outputs compare record for record.
    */
-  static void streams(Env env, String stateDir, String run, List<Scenario> picked)
+  static void streams(
+      Env env, String stateDir, List<Scenario> picked, List<String> appIds, String suffix)
       throws Exception {
     List<KafkaStreams> running = new ArrayList<>();
     CountDownLatch failed = new CountDownLatch(1);
-    for (Scenario s : picked) {
+    for (int i = 0; i < picked.size(); i++) {
+      Scenario s = picked.get(i);
       StreamsBuilder b = new StreamsBuilder();
-      s.topology(b, env, TWIN);
+      s.topology(b, env, suffix);
       Properties p = new Properties();
-      p.put(StreamsConfig.APPLICATION_ID_CONFIG, "interop-" + s.name() + "-kstreams-" + run);
+      p.put(StreamsConfig.APPLICATION_ID_CONFIG, appIds.get(i));
       p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, env.brokers);
       p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir + "/" + s.name());
       p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -137,8 +167,14 @@ public final class Main {
     stdin.setDaemon(true);
     stdin.start();
     failed.await();
+    // Leaving the group on close is what a takeover needs (and what its guide tells users to
+    // do): otherwise the members stay until their session times out, and a consumer of another
+    // protocol cannot join the group before then.
+    CloseOptions close =
+        CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+            .withTimeout(Duration.ofSeconds(30));
     for (KafkaStreams ks : running) {
-      ks.close(Duration.ofSeconds(30));
+      ks.close(close);
     }
   }
 

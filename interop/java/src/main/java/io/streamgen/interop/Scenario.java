@@ -19,6 +19,15 @@ interface Scenario {
   /** Writes the scenario's input topics and returns how many records it wrote. */
   int produce(Env env) throws Exception;
 
+  /**
+   * Writes the first half of a takeover scenario's input, which the Kafka Streams application
+   * the streamgen app takes over from processes; produce then writes the second half. Other
+   * scenarios write nothing here.
+   */
+  default int produceFirst(Env env) throws Exception {
+    return 0;
+  }
+
   /** Builds the Kafka Streams twin, writing each output topic with the given suffix. */
   void topology(StreamsBuilder b, Env env, String suffix);
 

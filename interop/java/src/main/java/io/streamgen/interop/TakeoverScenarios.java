@@ -1,0 +1,246 @@
+package io.streamgen.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindows;
+
+/**
+ * The takeover scenarios: a Kafka Streams application runs a topology under the streamgen app's
+ * application id on the first half of the input (produceFirst) and stops; the streamgen app,
+ * with the same id and store and topic names, takes over and processes the second half
+ * (produce). The reference is this same topology run as a twin over all of the input. Each
+ * input record makes one output record (caches are off), so a record processed twice, or state
+ * not taken over, shows as a difference.
+ */
+final class TakeoverScenarios {
+  private TakeoverScenarios() {}
+
+  static List<Scenario> all() {
+    return List.of(new Count(), new WindowedCount(), new Join());
+  }
+
+  /**
+   * base() is the run's epoch, which the Go harness passes to every Java command of one run: the
+   * takeover's changelogs are Kafka Streams' own, with its retention (a window store's is its
+   * retention plus a day), so records timestamped years ago would be deleted from them before
+   * the streamgen app could restore them. Both halves and the twin see the same times.
+   */
+  static long base() {
+    String ms = System.getenv("STREAMGEN_INTEROP_EPOCH_MS");
+    if (ms == null || ms.isEmpty()) {
+      throw new IllegalStateException("takeover scenarios need STREAMGEN_INTEROP_EPOCH_MS (the Go harness sets it)");
+    }
+    return Long.parseLong(ms);
+  }
+
+  /** Sends value (already serialized) to topic at ts. */
+  static void send(KafkaProducer<String, byte[]> p, String topic, long ts, String key, byte[] value)
+      throws Exception {
+    p.send(new ProducerRecord<>(topic, null, ts, key, value)).get();
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static byte[] int64(long v) {
+    try (LongSerializer s = new LongSerializer()) {
+      return s.serialize("", v);
+    }
+  }
+
+  static JsonNode decodeLong(String topic, byte[] value) {
+    try (LongDeserializer d = new LongDeserializer()) {
+      Long v = d.deserialize(topic, value);
+      return v == null ? NullNode.getInstance() : LongNode.valueOf(v);
+    }
+  }
+
+  /** takeover-count: Confluent's WordCount (a repartition by word, then count). */
+  static final class Count implements Scenario {
+    static final String IN = "takeover-count.lines";
+    static final String OUT = "takeover-count.counts";
+    static final String[] WORDS = {"kafka", "streams", "go", "state", "table", "window", "join",
+        "topic", "offset", "commit", "store", "task"};
+
+    public String name() {
+      return "takeover-count";
+    }
+
+    public List<String> outputs() {
+      return List.of(OUT);
+    }
+
+    public int produceFirst(Env env) throws Exception {
+      return lines(env, 0);
+    }
+
+    public int produce(Env env) throws Exception {
+      return lines(env, 1);
+    }
+
+    /** Half h of 120 lines of one to four words (seeded, so both halves are fixed). */
+    int lines(Env env, int h) throws Exception {
+      Random r = new Random(41 + h);
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 60; i++) {
+          StringBuilder line = new StringBuilder();
+          for (int w = 0, n = 1 + r.nextInt(4); w < n; w++) {
+            line.append(w == 0 ? "" : " ").append(WORDS[r.nextInt(WORDS.length)].toUpperCase());
+          }
+          int n = h * 60 + i;
+          send(p, IN, base() + n * 1000L, "line-" + n, utf8(line.toString()));
+        }
+      }
+      return 60;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+          .flatMapValues(v -> Arrays.asList(v.toLowerCase().split(" ")))
+          .groupBy((k, w) -> w, Grouped.with("words", Serdes.String(), Serdes.String()))
+          .count(Materialized.as("word-counts"))
+          .toStream()
+          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      return decodeLong(topic, value);
+    }
+  }
+
+  /**
+   * takeover-windowed-count: clicks per user in one-minute tumbling windows (ten minutes grace).
+   * The second half goes on in time and also sends clicks three minutes late, into windows the
+   * first half opened; no click is ever past the grace, so nothing depends on when stream time
+   * was last seen.
+   */
+  static final class WindowedCount implements Scenario {
+    static final String IN = "takeover-windowed-count.clicks";
+    static final String OUT = "takeover-windowed-count.per-minute";
+
+    public String name() {
+      return "takeover-windowed-count";
+    }
+
+    public List<String> outputs() {
+      return List.of(OUT);
+    }
+
+    public int produceFirst(Env env) throws Exception {
+      return clicks(env, 0);
+    }
+
+    public int produce(Env env) throws Exception {
+      return clicks(env, 1);
+    }
+
+    int clicks(Env env, int h) throws Exception {
+      Random r = new Random(17 + h);
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 60; i++) {
+          int n = h * 60 + i;
+          long ts = base() + n * 7_000L;
+          if (h == 1 && i % 5 == 0) {
+            ts -= Duration.ofMinutes(3).toMillis();
+          }
+          send(p, IN, ts, "user" + r.nextInt(8), utf8("click-" + n));
+        }
+      }
+      return 60;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+          .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
+          .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(10)))
+          .count(Materialized.as("clicks-per-minute"))
+          .toStream()
+          .map((k, v) -> KeyValue.pair(k.key() + "@" + k.window().start(), v))
+          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      return decodeLong(topic, value);
+    }
+  }
+
+  /**
+   * takeover-join: orders (quantities) left-joined with a table of prices. Every price is in the
+   * first half, before its orders in time; the second half's orders join against the table
+   * taken over. Products p10 and p11 have no price.
+   */
+  static final class Join implements Scenario {
+    static final String ORDERS = "takeover-join.orders";
+    static final String PRICES = "takeover-join.prices";
+    static final String OUT = "takeover-join.totals";
+
+    public String name() {
+      return "takeover-join";
+    }
+
+    public List<String> outputs() {
+      return List.of(OUT);
+    }
+
+    public int produceFirst(Env env) throws Exception {
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 10; i++) {
+          send(p, PRICES, base() - 100_000 + i, "p" + i, int64(10 * (i + 1)));
+        }
+      }
+      return 10 + orders(env, 0);
+    }
+
+    public int produce(Env env) throws Exception {
+      return orders(env, 1);
+    }
+
+    int orders(Env env, int h) throws Exception {
+      Random r = new Random(23 + h);
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 40; i++) {
+          int n = h * 40 + i;
+          send(p, ORDERS, base() + n * 1000L, "p" + r.nextInt(12), int64(1 + r.nextInt(9)));
+        }
+      }
+      return 40;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      KTable<String, Long> prices =
+          b.table(PRICES, Consumed.with(Serdes.String(), Serdes.Long()),
+              Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("prices-store")
+                  .withKeySerde(Serdes.String())
+                  .withValueSerde(Serdes.Long()));
+      b.stream(ORDERS, Consumed.with(Serdes.String(), Serdes.Long()))
+          .leftJoin(prices, (qty, price) -> price == null
+              ? qty + " x ?"
+              : qty + " x " + price + " = " + (qty * price))
+          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+    }
+  }
+}
