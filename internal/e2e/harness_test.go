@@ -175,7 +175,7 @@ func freshTopics(t testing.TB, topics map[string]int32) {
 	deleteTopics(t, adm, names...)
 	for _, name := range names {
 		for {
-			resp, err := adm.CreateTopic(ctx, topics[name], 1, nil, name)
+			resp, err := adm.CreateTopic(ctx, topics[name], 1, kafkatest.Retained(), name)
 			if err == nil {
 				err = resp.Err
 			}

@@ -33,7 +33,7 @@ func TestSecureBrokerTLSAndSCRAM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for name, parts := range declaredTopics(t, "deadletter") {
-		if _, err := adm.CreateTopic(ctx, parts, 1, nil, name); err != nil {
+		if _, err := adm.CreateTopic(ctx, parts, 1, kafkatest.Retained(), name); err != nil {
 			t.Fatalf("creating %q: %v", name, err)
 		}
 	}

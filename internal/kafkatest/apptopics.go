@@ -26,7 +26,7 @@ func RecreateTopics(t testing.TB, names ...string) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := adm.CreateTopics(ctx, 1, 1, nil, names...)
+		res, err := adm.CreateTopics(ctx, 1, 1, Retained(), names...)
 		if err == nil && res.Error() == nil {
 			break
 		}

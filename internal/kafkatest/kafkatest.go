@@ -129,21 +129,27 @@ func sanitize(name string) string {
 }
 
 // CreateTopic creates a uniquely named topic on the shared broker and deletes it when the
-// test ends. configs are topic configs (nil for broker defaults).
+// test ends. configs are topic configs, set over Retained's (nil for that alone).
 func CreateTopic(t testing.TB, partitions int32, configs map[string]string) string {
 	t.Helper()
 	return createTopicOn(t, Admin(t), partitions, configs, true)
 }
 
+// Retained is the config of every topic a test creates without its own retention.ms: tests
+// time their records at fixed instants (deterministic inputs, months old by the time they
+// run), which a broker's default retention of seven days deletes at its next retention check
+// (every five minutes) — in the middle of a test, now and then, as input never processed or
+// output gone before it is read.
+func Retained() map[string]*string {
+	return map[string]*string{"retention.ms": kadm.StringPtr("-1")}
+}
+
 func createTopicOn(t testing.TB, adm *kadm.Client, partitions int32, configs map[string]string, cleanup bool) string {
 	t.Helper()
 	topic := TopicName(t)
-	var cfg map[string]*string
-	if len(configs) > 0 {
-		cfg = make(map[string]*string, len(configs))
-		for k, v := range configs {
-			cfg[k] = kadm.StringPtr(v)
-		}
+	cfg := Retained()
+	for k, v := range configs {
+		cfg[k] = kadm.StringPtr(v)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
