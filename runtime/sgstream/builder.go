@@ -216,12 +216,19 @@ func (tp *topology) Topics() []*engine.TopicSpec {
 // Topic returns the spec of a topic, or nil.
 func (tp *topology) Topic(name string) *engine.TopicSpec { return tp.topics[name] }
 
-// Writes reports whether the topology writes topic: a sink names it, as
-// its fixed topic or as one it may choose per record. The runtime binds
-// a registry-format side's own schema only where the app writes it.
+// Writes reports whether the topology writes topic's format: a sink names
+// it, as its fixed topic or as one it may choose per record, or a table
+// reads it, since a table's store holds its values encoded with the
+// topic's serdes (as a Kafka Streams source table's store uses its source
+// serdes). The runtime binds a registry-format side's own schema only
+// where the app writes it: a table of a registry topic needs its schema
+// under the topic's subject as a sink does.
 func (h *Topology) Writes(topic string) bool {
 	for _, n := range h.engine().nodes {
 		if slices.Contains(n.Writes, topic) {
+			return true
+		}
+		if (n.Op == opTableSource || n.Op == opGlobalTableSource) && slices.Contains(n.Reads, topic) {
 			return true
 		}
 	}

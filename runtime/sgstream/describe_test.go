@@ -55,19 +55,21 @@ func TestDescribedSubTopologiesAreTasks(t *testing.T) {
 	}
 }
 
-// TestWrites checks which topics a topology writes: fixed and per-record
-// sinks' topics, not the ones it only reads.
+// TestWrites checks which topics a topology writes the format of: fixed
+// and per-record sinks' topics and tables' topics (their stores hold the
+// topic's format), not the ones it only reads as a stream.
 func TestWrites(t *testing.T) {
 	h, err := NewTopology("app", func(b *Builder) {
 		s := Source(b, "src", strSrc("in"))
 		TableSource(b, "tsrc", strSrc("t"), "tstore")
+		GlobalTableSource(b, "gsrc", strSrc("g"), "gstore")
 		To(s, "sink", "out", strSink())
 		ToDynamic(s, "route", func(k, _ string) string { return k }, []string{"a", "b"}, strSink())
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for topic, want := range map[string]bool{"out": true, "a": true, "b": true, "in": false, "t": false, "other": false} {
+	for topic, want := range map[string]bool{"out": true, "a": true, "b": true, "t": true, "g": true, "in": false, "other": false} {
 		if got := h.Writes(topic); got != want {
 			t.Errorf("Writes(%q) = %v, want %v", topic, got, want)
 		}
