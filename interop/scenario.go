@@ -153,11 +153,16 @@ func FormatsOf(ss []*Scenario) string {
 
 // QuickOnly keeps the scenarios marked quick.
 func QuickOnly(ss []*Scenario) []*Scenario {
-	var q []*Scenario
+	return keep(ss, func(s *Scenario) bool { return s.Quick })
+}
+
+// keep returns the scenarios of ss for which ok holds, in order.
+func keep(ss []*Scenario, ok func(*Scenario) bool) []*Scenario {
+	var out []*Scenario
 	for _, s := range ss {
-		if s.Quick {
-			q = append(q, s)
+		if ok(s) {
+			out = append(out, s)
 		}
 	}
-	return q
+	return out
 }

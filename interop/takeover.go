@@ -12,13 +12,7 @@ import (
 
 // takeovers are the scenarios that start as a Kafka Streams application.
 func takeovers(ss []*Scenario) []*Scenario {
-	var tk []*Scenario
-	for _, s := range ss {
-		if s.Takeover {
-			tk = append(tk, s)
-		}
-	}
-	return tk
+	return keep(ss, func(s *Scenario) bool { return s.Takeover })
 }
 
 // runFirstHalf is what a takeover scenario's streamgen app takes over from: the Java side
