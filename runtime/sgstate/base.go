@@ -21,6 +21,8 @@ type baseStore struct {
 	logger *slog.Logger
 	// tsValues is StoreContext.TimestampedValues.
 	tsValues bool
+	// restoreBuf holds the value restoredValue last built.
+	restoreBuf []byte
 
 	// hooks of the concrete store
 	onOpen   func() error         // after the engine is open: load metadata
@@ -173,12 +175,13 @@ func (s *baseStore) logWrite(key, value []byte, fallback int64) {
 
 // restoredValue is the value a changelog record restores: for a store of
 // timestamped values the record's timestamp in front of the raw value it
-// logged (see logWrite), otherwise the value as logged.
+// logged (see logWrite), otherwise the value as logged. The value is valid
+// until the next call: every writer copies what it sets, so restoring a
+// batch reuses one buffer instead of allocating per record.
 func (s *baseStore) restoredValue(r ChangelogRecord) []byte {
 	if !s.tsValues || r.Value == nil {
 		return r.Value
 	}
-	v := make([]byte, 8, 8+len(r.Value))
-	binary.BigEndian.PutUint64(v, uint64(r.Timestamp))
-	return append(v, r.Value...)
+	s.restoreBuf = append(binary.BigEndian.AppendUint64(s.restoreBuf[:0], uint64(r.Timestamp)), r.Value...)
+	return s.restoreBuf
 }

@@ -35,6 +35,8 @@ type engine interface {
 	close() error
 }
 
+// writer writes to an engine. Every method copies the bytes it keeps, so
+// callers may reuse their buffers once a call returns.
 type writer interface {
 	set(k, v []byte) error
 	del(k []byte) error
