@@ -184,97 +184,52 @@ type balTask struct {
 	part int32
 }
 
-// spread is an even split of tasks: every member base, extra of them one
-// more (taken by the first members to reach base).
-type spread struct{ base, extra int }
+// spread is an even split of one class of tasks (stateful or stateless):
+// every member base, extra of them one more (taken by the first members
+// to reach base). Kafka Streams' HighAvailabilityTaskAssignor balances
+// stateful tasks across clients first and stateless ones after; one
+// spread over both would let one member hold all the state while another
+// runs only stateless tasks, so its restarts restore everything.
+type spread struct {
+	base, extra int
+	n           map[*balMember]int // the member's tasks of this class
+}
 
-// fits reports whether m may take one more task.
+func newSpread(tasks, members int) *spread {
+	members = max(members, 1)
+	return &spread{base: tasks / members, extra: tasks % members, n: map[*balMember]int{}}
+}
+
+// fits reports whether m may take one more task of the class.
 func (s *spread) fits(m *balMember) bool {
-	return len(m.tasks) < s.base || len(m.tasks) == s.base && s.extra > 0
+	return s.n[m] < s.base || s.n[m] == s.base && s.extra > 0
 }
 
 func (s *spread) take(m *balMember, t balTask) {
-	if len(m.tasks) >= s.base {
+	if s.n[m] >= s.base {
 		s.extra--
 	}
+	s.n[m]++
 	m.tasks = append(m.tasks, t)
+}
+
+// lighter reports whether a is less loaded than b: fewer tasks of the
+// class, then fewer tasks in all.
+func (s *spread) lighter(a, b *balMember) bool {
+	if s.n[a] != s.n[b] {
+		return s.n[a] < s.n[b]
+	}
+	return len(a.tasks) < len(b.tasks)
 }
 
 // Balance implements kgo.ConsumerBalancerBalance.
 func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32) kgo.IntoSyncAssignment {
-	var members []*balMember
-	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
-		mb := &balMember{m: m, owned: map[string]map[int32]bool{}, gen: meta.Generation, user: decodeUserData(meta.UserData)}
-		for _, op := range meta.OwnedPartitions {
-			ps := map[int32]bool{}
-			for _, p := range op.Partitions {
-				ps[p] = true
-			}
-			mb.owned[op.Topic] = ps
-		}
-		members = append(members, mb)
-	})
-	var tasks []balTask
-	for _, s := range b.subs {
-		if len(s.Topics) == 0 || b.global[s.ID] {
-			continue
-		}
-		n := int32(0)
-		for _, t := range s.Topics {
-			if c, ok := topics[t]; ok && c > n {
-				n = c
-			}
-		}
-		for p := int32(0); p < n; p++ {
-			tasks = append(tasks, balTask{sub: s.ID, part: p})
-		}
-	}
-	// Spread evenly: every member base tasks, extra of them one more, so a
-	// member that joins gets its share from the others.
-	sp := &spread{base: len(tasks) / max(len(members), 1), extra: len(tasks) % max(len(members), 1)}
-	assigned := map[balTask]bool{}
-	// Sticky pass: a task stays with the member owning its first topic's
-	// partition (the newest generation wins a disputed claim).
-	claims := map[string]map[int32]*balMember{}
-	for _, m := range members {
-		for topic, ps := range m.owned {
-			if claims[topic] == nil {
-				claims[topic] = map[int32]*balMember{}
-			}
-			for p := range ps {
-				if best := claims[topic][p]; best == nil || m.gen > best.gen {
-					claims[topic][p] = m
-				}
-			}
-		}
-	}
-	owner := func(t balTask) *balMember { return claims[b.subs[t.sub].Topics[0]][t.part] }
-	ends := b.warm.endsOf(tasks)
-	for _, t := range b.warm.releaseLast(tasks, members, ends, owner) {
-		if m := owner(t); m != nil && sp.fits(m) {
-			sp.take(m, t)
-			assigned[t] = true
-		}
-	}
-	for _, t := range tasks {
-		if assigned[t] {
-			continue
-		}
-		// A task without an owner goes to the least loaded member with a
-		// caught-up copy of its state, else where a copy is (a standby,
-		// or local state left from before), else to the least loaded
-		// member.
-		m := b.warm.caughtUpHolder(members, t, sp, ends)
-		if m == nil {
-			m = stateHolder(members, t, sp)
-		}
-		if m == nil {
-			m = leastLoaded(members)
-		}
-		if m == nil {
-			break
-		}
-		sp.take(m, t)
+	members := balMembers(cb)
+	stateful, stateless := b.tasks(topics)
+	owner := ownerOf(members, b.subs)
+	ends := b.warm.endsOf(append(slices.Clone(stateful), stateless...))
+	for _, class := range [][]balTask{stateful, stateless} {
+		b.assignClass(class, members, ends, owner)
 	}
 	b.scheduleProbe(b.warm.apply(members, ends, owner))
 	plan := cb.NewPlan()
@@ -295,4 +250,98 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32
 		return plan
 	}
 	return &standbyPlan{plan: plan, standbys: standbys, followUp: followUp}
+}
+
+// balMembers are the group's members with what they own and carry.
+func balMembers(cb *kgo.ConsumerBalancer) []*balMember {
+	var members []*balMember
+	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
+		mb := &balMember{m: m, owned: map[string]map[int32]bool{}, gen: meta.Generation, user: decodeUserData(meta.UserData)}
+		for _, op := range meta.OwnedPartitions {
+			ps := map[int32]bool{}
+			for _, p := range op.Partitions {
+				ps[p] = true
+			}
+			mb.owned[op.Topic] = ps
+		}
+		members = append(members, mb)
+	})
+	return members
+}
+
+// tasks are the group's tasks, one per partition of each non-global
+// sub-topology, split into those with state stores and those without.
+func (b *taskBalancer) tasks(topics map[string]int32) (stateful, stateless []balTask) {
+	for _, s := range b.subs {
+		if len(s.Topics) == 0 || b.global[s.ID] {
+			continue
+		}
+		n := int32(0)
+		for _, t := range s.Topics {
+			if c, ok := topics[t]; ok && c > n {
+				n = c
+			}
+		}
+		for p := int32(0); p < n; p++ {
+			if len(s.Stores) > 0 {
+				stateful = append(stateful, balTask{sub: s.ID, part: p})
+			} else {
+				stateless = append(stateless, balTask{sub: s.ID, part: p})
+			}
+		}
+	}
+	return stateful, stateless
+}
+
+// ownerOf returns the member owning a task: the one owning its first
+// topic's partition, the newest generation winning a disputed claim.
+func ownerOf(members []*balMember, subs []*engine.SubTopology) func(balTask) *balMember {
+	claims := map[string]map[int32]*balMember{}
+	for _, m := range members {
+		for topic, ps := range m.owned {
+			if claims[topic] == nil {
+				claims[topic] = map[int32]*balMember{}
+			}
+			for p := range ps {
+				if best := claims[topic][p]; best == nil || m.gen > best.gen {
+					claims[topic][p] = m
+				}
+			}
+		}
+	}
+	return func(t balTask) *balMember { return claims[subs[t.sub].Topics[0]][t.part] }
+}
+
+// assignClass spreads one class of tasks evenly over the members, so a
+// member that joins gets its share from the others. Sticky pass first: a
+// task stays with its owner while the owner is within its share.
+func (b *taskBalancer) assignClass(tasks []balTask, members []*balMember, ends map[string]int64, owner func(balTask) *balMember) {
+	sp := newSpread(len(tasks), len(members))
+	assigned := map[balTask]bool{}
+	for _, t := range b.warm.releaseLast(tasks, members, ends, owner) {
+		if m := owner(t); m != nil && sp.fits(m) {
+			sp.take(m, t)
+			assigned[t] = true
+		}
+	}
+	for _, t := range tasks {
+		if assigned[t] {
+			continue
+		}
+		// A task without an owner goes to the least loaded member with a
+		// caught-up copy of its state, else where a copy is (a standby,
+		// or local state left from before), else to the least loaded
+		// member.
+		m := b.warm.caughtUpHolder(members, t, sp, ends)
+		if m == nil {
+			m = stateHolder(members, t, sp)
+		}
+		if m == nil {
+			m = leastLoaded(members, sp)
+		}
+		if m == nil {
+			return
+		}
+		sp.take(m, t)
+	}
 }

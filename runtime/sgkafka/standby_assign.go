@@ -71,10 +71,12 @@ func stateHolder(members []*balMember, t balTask, sp *spread) *balMember {
 	return left
 }
 
-func leastLoaded(members []*balMember) *balMember {
+// leastLoaded is the member with the fewest tasks of sp's class (then the
+// fewest in all).
+func leastLoaded(members []*balMember, sp *spread) *balMember {
 	var least *balMember
 	for _, m := range members {
-		if least == nil || len(m.tasks) < len(least.tasks) {
+		if least == nil || sp.lighter(m, least) {
 			least = m
 		}
 	}

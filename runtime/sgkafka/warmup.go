@@ -236,7 +236,7 @@ func (p *warmups) caughtUpHolder(members []*balMember, t balTask, sp *spread, en
 		if !sp.fits(m) || !m.hasState(t) || !p.caughtUp(m, t, ends, nil) {
 			continue
 		}
-		if best == nil || len(m.tasks) < len(best.tasks) {
+		if best == nil || sp.lighter(m, best) {
 			best = m
 		}
 	}
