@@ -105,8 +105,13 @@ func tableDeletes(n *spec.Node, anyInput func() bool) bool {
 // generated code: it can carry nulls and its value type is not a record
 // (records are pointers already).
 func (f *nullFlow) pointer(n *spec.Node) bool {
-	return f.nullable[n] && n.Shape != spec.ShapeTable && n.Value != nil && n.Value.Kind != spec.KindRecord &&
-		(n.Value.Primitive() || n.Value.Kind == spec.KindEnum)
+	return f.nullable[n] && n.Shape != spec.ShapeTable && scalarValue(n.Value)
+}
+
+// scalarValue reports whether values of t need a pointer to be null in Go:
+// primitives and enums (records are pointers already).
+func scalarValue(t *spec.Type) bool {
+	return t != nil && (t.Primitive() || t.Kind == spec.KindEnum)
 }
 
 // ptr is the type standing for *t in signatures: a copy of t that typ

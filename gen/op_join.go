@@ -57,9 +57,25 @@ func (g *topoGen) join(n *spec.Node) {
 }
 
 // joiner is the node's value joiner of the left value and right value v2.
+// A side a left or outer join can miss is a pointer in the user function's
+// signature when its values are primitive or enum (nil is Kafka's null;
+// records are pointers already): sgstream's adapters pass nil for it.
 func (g *topoGen) joiner(n *spec.Node, v2 *spec.Type) jen.Code {
 	l := n.Inputs[0]
-	return g.fn(n, n.Fn, g.signature(spec.RoleJoin, l.Key, l.Value, nil, v2, n.Value))
+	v1 := l.Value
+	leftMissing := n.Join.Kind == spec.JoinOuter && scalarValue(v1)
+	rightMissing := n.Join.Kind != spec.JoinInner && scalarValue(v2)
+	if leftMissing {
+		v1 = g.nulls.ptr(v1)
+	}
+	if rightMissing {
+		v2 = g.nulls.ptr(v2)
+	}
+	adapter := map[[2]bool]string{{true, false}: "OptionalLeft", {false, true}: "OptionalRight", {true, true}: "OptionalSides"}[[2]bool{leftMissing, rightMissing}]
+	if adapter == "" {
+		adapter = "ValueJoiner"
+	}
+	return jen.Qual(pathSgstream, adapter).Call(g.fn(n, n.Fn, g.signature(spec.RoleJoin, l.Key, v1, nil, v2, n.Value)))
 }
 
 // joinStore is the name of the store materializing a join's result, or ""

@@ -34,7 +34,7 @@ var quickSet = []string{
 	"session-count-final", "ss-outer-asym-grace", "st-left", "tt-outer", "fk-inner",
 	"table-groupby-aggregate", "branch-merge-count", "suppress-time-limit",
 	"table-filter-mapvalues", "sg-left", "tt-outer-materialized", "null-through-map",
-	"st-versioned-grace",
+	"st-versioned-grace", "left-join-zero",
 }
 
 type options struct {

@@ -37,7 +37,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Before: 10 * time.Minute,
 		After:  10 * time.Minute,
 		Grace:  time.Minute,
-	}, JoinPayment, sgstream.StreamJoinSerdes[string, *Order, *Payment]{
+	}, sgstream.ValueJoiner(JoinPayment), sgstream.StreamJoinSerdes[string, *Order, *Payment]{
 		Key:   serdes.String,
 		Left:  serdes.Msgpack[Order](),
 		Right: serdes.Msgpack[Payment](),
@@ -56,13 +56,13 @@ func BuildTopology(b *sgstream.Builder) {
 		Partitions: 2,
 	}, usersStore.Name())
 	ordersUsersLeftRepartitioned := sgstream.Repartition(ordersByUser, "orders-users-left", 0, serdes.String, serdes.Msgpack[Order]())
-	enrichedOrdersUsersLeft := sgstream.JoinStreamTable(ordersUsersLeftRepartitioned, users, "orders-users-left", sgstream.LeftJoin, Enrich)
+	enrichedOrdersUsersLeft := sgstream.JoinStreamTable(ordersUsersLeftRepartitioned, users, "orders-users-left", sgstream.LeftJoin, sgstream.ValueJoiner(Enrich))
 	sgstream.To(enrichedOrdersUsersLeft, "enriched", "enriched-orders", sgstream.SinkConfig[string, *EnrichedOrder]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[EnrichedOrder](),
 	})
 	ordersUsersInnerRepartitioned := sgstream.Repartition(ordersByUser, "orders-users-inner", 0, serdes.String, serdes.Msgpack[Order]())
-	withProfileOrdersUsersInner := sgstream.JoinStreamTable(ordersUsersInnerRepartitioned, users, "orders-users-inner", sgstream.InnerJoin, Enrich)
+	withProfileOrdersUsersInner := sgstream.JoinStreamTable(ordersUsersInnerRepartitioned, users, "orders-users-inner", sgstream.InnerJoin, sgstream.ValueJoiner(Enrich))
 	sgstream.To(withProfileOrdersUsersInner, "with-profile", "orders-with-profile", sgstream.SinkConfig[string, *EnrichedOrder]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[EnrichedOrder](),

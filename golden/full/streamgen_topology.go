@@ -141,7 +141,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Before: 10 * time.Minute,
 		After:  10 * time.Minute,
 		Grace:  time.Minute,
-	}, MatchPayment, sgstream.StreamJoinSerdes[string, *Order, *Payment]{
+	}, sgstream.ValueJoiner(MatchPayment), sgstream.StreamJoinSerdes[string, *Order, *Payment]{
 		Key:   serdes.String,
 		Left:  serdes.Msgpack[Order](),
 		Right: serdes.Msgpack[Payment](),
@@ -157,7 +157,7 @@ func BuildTopology(b *sgstream.Builder) {
 		return value.UserID
 	})
 	ordersUsersRepartitioned := sgstream.Repartition(enrichOrdersSelectKey1, "orders-users", 0, serdes.String, serdes.Msgpack[Order]())
-	enrichOrdersOrdersUsers := sgstream.JoinStreamTable(ordersUsersRepartitioned, users, "orders-users", sgstream.LeftJoin, Enrich)
+	enrichOrdersOrdersUsers := sgstream.JoinStreamTable(ordersUsersRepartitioned, users, "orders-users", sgstream.LeftJoin, sgstream.ValueJoiner(Enrich))
 	countries := sgstream.GlobalTableSource(b, "countries", sgstream.SourceConfig[string, *Country]{
 		Topic: "countries",
 		Key:   serdes.String,
@@ -165,9 +165,9 @@ func BuildTopology(b *sgstream.Builder) {
 	}, countriesStore.Name())
 	enrichOrdersJoin3 := sgstream.JoinStreamGlobal(enrichOrdersOrdersUsers, countries, "enrich-orders.join3", sgstream.InnerJoin, func(key string, value *Enriched) string {
 		return value.User.Country
-	}, func(key string, left *Enriched, right *Country) *Enriched {
+	}, sgstream.ValueJoiner(func(key string, left *Enriched, right *Country) *Enriched {
 		return left
-	})
+	}))
 	sgstream.To(enrichOrdersJoin3, "enrich-orders", "enriched", sgstream.SinkConfig[string, *Enriched]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Enriched](),
@@ -175,13 +175,13 @@ func BuildTopology(b *sgstream.Builder) {
 	orderTable := sgstream.ToTable(orders, "order-table", ordersByIDStore.Name(), serdes.String, serdes.Msgpack[Order]())
 	sgstream.JoinForeignKey(orderTable, users, "order-user", sgstream.InnerJoin, func(value *Order) string {
 		return value.UserID
-	}, JoinUser, "", sgstream.ForeignKeySerdes[string, *Order, string, *Enriched]{
+	}, sgstream.ValueJoiner(JoinUser), "", sgstream.ForeignKeySerdes[string, *Order, string, *Enriched]{
 		Key:        serdes.String,
 		Value:      serdes.Msgpack[Order](),
 		ForeignKey: serdes.String,
 		Result:     serdes.Msgpack[Enriched](),
 	})
-	userWithTotalsJoin1 := sgstream.JoinTables(users, totals, "user-with-totals.join1", sgstream.OuterJoin, UserTotals, "", serdes.Msgpack[Enriched]())
+	userWithTotalsJoin1 := sgstream.JoinTables(users, totals, "user-with-totals.join1", sgstream.OuterJoin, sgstream.ValueJoiner(UserTotals), "", serdes.Msgpack[Enriched]())
 	userWithTotalsToStream2 := sgstream.ToStream(userWithTotalsJoin1, "user-with-totals.to_stream2")
 	sgstream.Foreach(userWithTotalsToStream2, "user-with-totals", Print)
 	ordersGrouped := sgstream.GroupByKey(valid, serdes.String, serdes.Msgpack[Order]())

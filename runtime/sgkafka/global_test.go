@@ -28,7 +28,7 @@ func globalJoinBuild(global string) func(in, out string) func(*sgstream.Builder)
 			s := sgstream.Source(b, "src", scfg)
 			j := sgstream.JoinStreamGlobal(s, g, "j", sgstream.LeftJoin,
 				func(_ string, v string) string { ref, _, _ := strings.Cut(v, ":"); return ref },
-				func(_ string, l, r string) string { _, p, _ := strings.Cut(l, ":"); return p + "+" + r })
+				sgstream.ValueJoiner(func(_ string, l, r string) string { _, p, _ := strings.Cut(l, ":"); return p + "+" + r }))
 			sgstream.To(j, "sink", out, sgstream.SinkConfig[string, string]{Key: serdes.String, Value: serdes.String})
 		}
 	}

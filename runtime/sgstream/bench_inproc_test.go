@@ -244,7 +244,7 @@ func buildWindowsExample(b *sgstream.Builder) {
 func buildJoin(b *sgstream.Builder) {
 	l, r := source(b, "left"), source(b, "right")
 	j := sgstream.JoinStreams(l, r, "join", sgstream.InnerJoin, sgstream.JoinWindows{Before: time.Minute, After: time.Minute},
-		func(k, lv, rv string) string { return lv[:10] + rv[:10] },
+		sgstream.ValueJoiner(func(k, lv, rv string) string { return lv[:10] + rv[:10] }),
 		sgstream.StreamJoinSerdes[string, string, string]{Key: serdes.String, Left: serdes.String, Right: serdes.String})
 	sgstream.To(j, "to", "out", stringSink(serdes.String))
 }

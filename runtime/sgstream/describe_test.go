@@ -20,10 +20,10 @@ func TestDescribedSubTopologiesAreTasks(t *testing.T) {
 		g := GlobalTableSource(b, "gsrc", strSrc("g"), "gstore")
 		tb := TableSource(b, "tsrc", strSrc("t"), "tstore")
 		j := JoinStreamGlobal(s, g, "enrich", InnerJoin, func(k, _ string) string { return k },
-			func(_, v1, v2 string) string { return v1 + v2 })
+			ValueJoiner(func(_, v1, v2 string) string { return v1 + v2 }))
 		rekeyed := Repartition(SelectKey(j, "rekey", func(_, v string) string { return v }), "rekeyed", 0, serdes.String, serdes.String)
 		joined := JoinStreamTable(rekeyed, tb, "join", LeftJoin,
-			func(_, v1, v2 string) string { return v1 + v2 })
+			ValueJoiner(func(_, v1, v2 string) string { return v1 + v2 }))
 		To(joined, "sink", "out", strSink())
 		Count(GroupBy(joined, "regroup", func(_, v string) string { return v }, serdes.String, serdes.String), "count", "counts")
 	})

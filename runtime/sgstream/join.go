@@ -106,7 +106,7 @@ type StreamJoinSerdes[K, V1, V2 any] struct {
 // joiner(key, left, nil) with timestamp T once the join's stream time
 // exceeds T + After + Grace, and never if a match arrives first. opts
 // adjust all three stores.
-func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner func(key K, left V1, right V2) VR, sd StreamJoinSerdes[K, V1, V2], opts ...WindowStoreOpt) Stream[K, VR] {
+func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner Joiner[K, V1, V2, VR], sd StreamJoinSerdes[K, V1, V2], opts ...WindowStoreOpt) Stream[K, VR] {
 	return joinStreams(left, right, name, kind, w, joiner, sd, opts)
 }
 
@@ -119,7 +119,7 @@ func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 // lookup-able (materialized, or derived from a materialized table).
 // A versioned table is read as of the stream record's timestamp; see
 // JoinStreamTableGrace for the grace period (KIP-923).
-func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(key K, left V1, right V2) VR) Stream[K, VR] {
+func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner Joiner[K, V1, V2, VR]) Stream[K, VR] {
 	return joinStreamTable(s, t, name, kind, joiner)
 }
 
@@ -131,7 +131,7 @@ func JoinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name st
 // receives the zero key and the value, and its result is looked up; records
 // with a null value, or whose mapped key is null, are dropped (a left join
 // keeps a null-key record whatever the mapper returns).
-func JoinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], g GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(key K, value V1) K2, joiner func(key K, left V1, right V2) VR) Stream[K, VR] {
+func JoinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], g GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(key K, value V1) K2, joiner Joiner[K, V1, V2, VR]) Stream[K, VR] {
 	return joinStreamGlobal(s, g, name, kind, keyMapper, joiner)
 }
 
@@ -142,7 +142,7 @@ func JoinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], g GlobalTable[K2, 
 // that materializes the result, or is "" (then lookups compute the join
 // from both sides); value serializes result values and is required when
 // store is set.
-func JoinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(key K, left V1, right V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
+func JoinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner Joiner[K, V1, V2, VR], store string, value serdes.Serde[VR]) Table[K, VR] {
 	return joinTables(l, r, name, kind, joiner, store, value)
 }
 
@@ -164,6 +164,6 @@ type ForeignKeySerdes[K, V1, KO, VR any] struct {
 // the foreign key) and <app id>-<name>-subscription-response-topic (r → l,
 // back to the left record's partition). store materializes the result, or
 // is "" (then the result cannot be looked up).
-func JoinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(value V1) KO, joiner func(key K, left V1, right V2) VR, store string, sd ForeignKeySerdes[K, V1, KO, VR]) Table[K, VR] {
+func JoinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(value V1) KO, joiner Joiner[K, V1, V2, VR], store string, sd ForeignKeySerdes[K, V1, KO, VR]) Table[K, VR] {
 	return joinForeignKey(l, r, name, kind, fk, joiner, store, sd)
 }

@@ -162,7 +162,7 @@ type foreignKeyJoin[K, V1, KO, V2, VR any] struct {
 	sd                  ForeignKeySerdes[K, V1, KO, VR]
 	rValue              serdesOf[V2]
 	fk                  func(V1) KO
-	joiner              func(K, V1, V2) VR
+	joiner              Joiner[K, V1, V2, VR]
 }
 
 // serdesOf is the part of a serde the join needs for the right value.
@@ -184,7 +184,7 @@ func (j *foreignKeyJoin[K, V1, KO, V2, VR]) serFK(buf *[]byte, ko KO) ([]byte, b
 	return append([]byte(nil), *buf...), false, nil
 }
 
-func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner func(K, V1, V2) VR, store string, sd ForeignKeySerdes[K, V1, KO, VR]) Table[K, VR] {
+func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner Joiner[K, V1, V2, VR], store string, sd ForeignKeySerdes[K, V1, KO, VR]) Table[K, VR] {
 	b := l.b
 	j := newFKJoin(l, r, name, kind, fk, joiner, sd)
 	sd = j.sd // with the defaults filled in
@@ -246,7 +246,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 
 // newFKJoin checks and completes the serdes and names the join's topics
 // and store.
-func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner func(K, V1, V2) VR, sd ForeignKeySerdes[K, V1, KO, VR]) *foreignKeyJoin[K, V1, KO, V2, VR] {
+func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name string, kind JoinKind, fk func(V1) KO, joiner Joiner[K, V1, V2, VR], sd ForeignKeySerdes[K, V1, KO, VR]) *foreignKeyJoin[K, V1, KO, V2, VR] {
 	b := l.b
 	if sd.Key == nil {
 		sd.Key = l.Key
@@ -617,7 +617,7 @@ func (p *fkResponseResolver[K, V1, KO, V2, VR]) Process(tk *task, raw *RawRecord
 				return fmt.Errorf("%w: join %q: foreign value: %w", ErrDeserialization, j.name, err)
 			}
 		}
-		res = j.joiner(key, cur, fv)
+		res = j.joiner(key, cur, fv, missingSides(false, fvb == nil))
 		resNull = isNull(res)
 	}
 	return p.result.process(key, res, resNull, ts, raw.Headers)

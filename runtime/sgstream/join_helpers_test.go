@@ -41,7 +41,7 @@ func (jvSerde) Decode(b []byte) (*jv, error) { return &jv{string(b)}, nil }
 var _ serdes.Serde[*jv] = jvSerde{}
 
 // joinStr is TOSTRING_JOINER.
-func joinStr(_ string, l, r *jv) *jv { return &jv{l.String() + "+" + r.String()} }
+var joinStr = ValueJoiner(func(_ string, l, r *jv) *jv { return &jv{l.String() + "+" + r.String()} })
 
 func jvSrc(topic string) SourceConfig[string, *jv] {
 	return SourceConfig[string, *jv]{Topic: topic, Key: serdes.String, Value: jvSerde{}}

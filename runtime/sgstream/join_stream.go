@@ -41,7 +41,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 	before int64 // ms; the left side fetches [ts-before, ts+after]
 	after  int64
 	grace  int64
-	joiner func(K, V1, V2) VR
+	joiner Joiner[K, V1, V2, VR]
 	sd     StreamJoinSerdes[K, V1, V2]
 	out    recordNode[K, VR]
 
@@ -61,7 +61,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 	kbuf, vbuf, obuf []byte
 }
 
-func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner func(K, V1, V2) VR, sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
+func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner Joiner[K, V1, V2, VR], sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
 	b := left.b
 	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
@@ -165,7 +165,7 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 	leftOuter := j.kind != InnerJoin
 	if leftOuter && r.KeyNull && !r.ValueNull {
 		var none V2
-		return j.forward(r.Key, true, j.joiner(r.Key, r.Value, none), r.Timestamp, r.Headers)
+		return j.forward(r.Key, true, j.joiner(r.Key, r.Value, none, MissingRight), r.Timestamp, r.Headers)
 	}
 	if r.KeyNull || r.ValueNull {
 		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.leftStore)
@@ -194,14 +194,14 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 		if err := j.unstore(m.ts, joinSideRight, kb); err != nil {
 			return err
 		}
-		if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, m.value), max(r.Timestamp, m.ts), r.Headers); err != nil {
+		if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, m.value, 0), max(r.Timestamp, m.ts), r.Headers); err != nil {
 			return err
 		}
 	}
 	if len(matches) == 0 && leftOuter {
 		if j.outer == nil || to < j.streamTime {
 			var none V2
-			if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, none), r.Timestamp, r.Headers); err != nil {
+			if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, none, MissingRight), r.Timestamp, r.Headers); err != nil {
 				return err
 			}
 		} else {
@@ -221,7 +221,7 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 	rightOuter := j.kind == OuterJoin
 	if rightOuter && r.KeyNull && !r.ValueNull {
 		var none V1
-		return j.forward(r.Key, true, j.joiner(r.Key, none, r.Value), r.Timestamp, r.Headers)
+		return j.forward(r.Key, true, j.joiner(r.Key, none, r.Value, MissingLeft), r.Timestamp, r.Headers)
 	}
 	if r.KeyNull || r.ValueNull {
 		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.rightStore)
@@ -251,14 +251,14 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 		if err := j.unstore(m.ts, joinSideLeft, kb); err != nil {
 			return err
 		}
-		if err := j.forward(r.Key, false, j.joiner(r.Key, m.value, r.Value), max(r.Timestamp, m.ts), r.Headers); err != nil {
+		if err := j.forward(r.Key, false, j.joiner(r.Key, m.value, r.Value, 0), max(r.Timestamp, m.ts), r.Headers); err != nil {
 			return err
 		}
 	}
 	if len(matches) == 0 && rightOuter {
 		if j.outer == nil || to < j.streamTime {
 			var none V1
-			if err := j.forward(r.Key, false, j.joiner(r.Key, none, r.Value), r.Timestamp, r.Headers); err != nil {
+			if err := j.forward(r.Key, false, j.joiner(r.Key, none, r.Value, MissingLeft), r.Timestamp, r.Headers); err != nil {
 				return err
 			}
 		} else {
@@ -459,14 +459,14 @@ func (j *streamJoin[K, V1, V2, VR]) emitNonJoined(x int64, headers []Header) err
 				return fmt.Errorf("%w: join %q: outer store: decode left value: %w", ErrProcessing, j.name, err)
 			}
 			var none V2
-			res = j.joiner(key, lv, none)
+			res = j.joiner(key, lv, none, MissingRight)
 		} else {
 			rv, err := j.sd.Right.Decode(e.value)
 			if err != nil {
 				return fmt.Errorf("%w: join %q: outer store: decode right value: %w", ErrProcessing, j.name, err)
 			}
 			var none V1
-			res = j.joiner(key, none, rv)
+			res = j.joiner(key, none, rv, MissingLeft)
 		}
 		if err := j.forward(key, false, res, e.ts, headers); err != nil {
 			return err

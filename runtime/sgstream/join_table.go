@@ -21,14 +21,14 @@ func lookup[K, V any](g valueGetter[K, V], key K) (V, int64, bool, error) {
 	return v, ts, true, nil
 }
 
-func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR) Stream[K, VR] {
+func joinStreamTable[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner Joiner[K, V1, V2, VR]) Stream[K, VR] {
 	return joinStreamTableOpts[K, V1, V2, VR](s, t, name, kind, joiner, nil)
 }
 
 // joinStreamTableOpts is KStreamKTableJoinProcessor: buf is the grace
 // buffer, nil without a grace period. A versioned table is read as of the
 // stream record's timestamp.
-func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, buf *graceBuffer[K, V1]) Stream[K, VR] {
+func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, joiner Joiner[K, V1, V2, VR], buf *graceBuffer[K, V1]) Stream[K, VR] {
 	b := s.b
 	// The table is a parent so that the join runs in the table's
 	// sub-topology, where the stores its getter reads are open.
@@ -79,7 +79,7 @@ func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], nam
 		if !leftJoin && !found {
 			return nil
 		}
-		v := joiner(r.Key, r.Value, v2)
+		v := joiner(r.Key, r.Value, v2, missingSides(false, !found))
 		return next.Process(Record[K, VR]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}
 	s.to(nodeFunc[K, V1](func(r Record[K, V1]) error {
@@ -107,7 +107,7 @@ func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], nam
 	return out
 }
 
-func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner func(K, V1, V2) VR) Stream[K, VR] {
+func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2, V2], name string, kind JoinKind, keyMapper func(K, V1) K2, joiner Joiner[K, V1, V2, VR]) Stream[K, VR] {
 	b := s.b
 	// The global store is reached through task.GlobalStore; declaring it
 	// here would merge this sub-topology with the global one.
@@ -151,7 +151,7 @@ func joinStreamGlobal[K, V1, K2, V2, VR any](s Stream[K, V1], gt GlobalTable[K2,
 		if !leftJoin && !found {
 			return nil
 		}
-		v := joiner(r.Key, r.Value, v2)
+		v := joiner(r.Key, r.Value, v2, missingSides(false, !found))
 		return next.Process(Record[K, VR]{Key: r.Key, KeyNull: r.KeyNull, Value: v, ValueNull: isNull(v), Timestamp: r.Timestamp, Headers: r.Headers})
 	}))
 	return out
@@ -162,7 +162,7 @@ type tableJoin[K, V1, V2, VR any] struct {
 	t      *task
 	name   string
 	kind   JoinKind
-	joiner func(K, V1, V2) VR
+	joiner Joiner[K, V1, V2, VR]
 	l      Table[K, V1]
 	r      Table[K, V2]
 	self   *tableOpts // the result's; sendOld set when downstream needs old values
@@ -172,7 +172,7 @@ type tableJoin[K, V1, V2, VR any] struct {
 	next   recordNode[K, tableChange[VR]]
 }
 
-func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner func(K, V1, V2) VR, store string, value serdes.Serde[VR]) Table[K, VR] {
+func joinTables[K, V1, V2, VR any](l Table[K, V1], r Table[K, V2], name string, kind JoinKind, joiner Joiner[K, V1, V2, VR], store string, value serdes.Serde[VR]) Table[K, VR] {
 	b := l.b
 	info := b.g.TableJoin(name, l.info, r.info, l.lookupStore(), r.lookupStore(), store)
 	if kind != InnerJoin && kind != LeftJoin && kind != OuterJoin {
@@ -301,8 +301,8 @@ func (j *tableJoin[K, V1, V2, VR]) processLeft(r Record[K, tableChange[V1]]) err
 	ov, oldNull := oldOf(j.l, r.Value)
 	return j.update(r.Key, r.Timestamp, r.Headers, sideUpdate[VR]{
 		found: found, otherTs: ts2, newNull: newNull, oldNull: oldNull,
-		joinNew: func() (VR, bool) { return j.result(r.Key, nv, v2) },
-		joinOld: func() (VR, bool) { return j.result(r.Key, ov, v2) },
+		joinNew: func() (VR, bool) { return j.result(r.Key, nv, v2, missingSides(newNull, !found)) },
+		joinOld: func() (VR, bool) { return j.result(r.Key, ov, v2, missingSides(oldNull, !found)) },
 	})
 }
 
@@ -323,8 +323,8 @@ func (j *tableJoin[K, V1, V2, VR]) processRight(r Record[K, tableChange[V2]]) er
 	ov, oldNull := oldOf(j.r, r.Value)
 	return j.update(r.Key, r.Timestamp, r.Headers, sideUpdate[VR]{
 		right: true, found: found, otherTs: ts1, newNull: newNull, oldNull: oldNull,
-		joinNew: func() (VR, bool) { return j.result(r.Key, v1, nv) },
-		joinOld: func() (VR, bool) { return j.result(r.Key, v1, ov) },
+		joinNew: func() (VR, bool) { return j.result(r.Key, v1, nv, missingSides(!found, newNull)) },
+		joinOld: func() (VR, bool) { return j.result(r.Key, v1, ov, missingSides(!found, oldNull)) },
 	})
 }
 
@@ -401,8 +401,8 @@ func (j *tableJoin[K, V1, V2, VR]) update(key K, ts int64, headers []Header, u s
 	return j.merge(key, ch, ts, headers)
 }
 
-func (j *tableJoin[K, V1, V2, VR]) result(key K, v1 V1, v2 V2) (VR, bool) {
-	v := j.joiner(key, v1, v2)
+func (j *tableJoin[K, V1, V2, VR]) result(key K, v1 V1, v2 V2, m Missing) (VR, bool) {
+	v := j.joiner(key, v1, v2, m)
 	return v, isNull(v)
 }
 
@@ -431,7 +431,7 @@ func (j *tableJoin[K, V1, V2, VR]) merge(key K, ch tableChange[VR], ts int64, he
 // (the KTableKTable*JoinValueGetter classes).
 type tableJoinGetter[K, V1, V2, VR any] struct {
 	kind   JoinKind
-	joiner func(K, V1, V2) VR
+	joiner Joiner[K, V1, V2, VR]
 	g1     valueGetter[K, V1]
 	g2     valueGetter[K, V2]
 }
@@ -462,7 +462,7 @@ func (g tableJoinGetter[K, V1, V2, VR]) Get(key K) (VR, int64, bool, error) {
 	default:
 		ts = max(ts1, ts2)
 	}
-	v := g.joiner(key, v1, v2)
+	v := g.joiner(key, v1, v2, missingSides(!found1, !found2))
 	if isNull(v) {
 		return zero, 0, false, nil
 	}

@@ -198,7 +198,7 @@ func GraceBufferStore(join string) string { return join + "-Buffer" }
 // timestamp, serialized key and arrival (the buffer's key layout). A record
 // older than stream time minus grace joins at once; only a buffered record
 // lets the buffer emit. key and value serialize the buffered records.
-func JoinStreamTableGrace[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, grace time.Duration, joiner func(key K, left V1, right V2) VR, key serdes.Serde[K], value serdes.Serde[V1]) Stream[K, VR] {
+func JoinStreamTableGrace[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], name string, kind JoinKind, grace time.Duration, joiner Joiner[K, V1, V2, VR], key serdes.Serde[K], value serdes.Serde[V1]) Stream[K, VR] {
 	if !t.versioned {
 		s.b.errorf("join %q: a grace period needs a versioned table; %q is not", name, t.info.Name)
 	}

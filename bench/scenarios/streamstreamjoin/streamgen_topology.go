@@ -36,7 +36,7 @@ func BuildTopology(b *sgstream.Builder) {
 	joinedJoin := sgstream.JoinStreams(joinedPeek1, right, "join", sgstream.LeftJoin, sgstream.JoinWindows{
 		Before: 10 * time.Second,
 		After:  10 * time.Second,
-	}, Join, sgstream.StreamJoinSerdes[string, []byte, []byte]{
+	}, sgstream.OptionalRight(Join), sgstream.StreamJoinSerdes[string, []byte, []byte]{
 		Key:   serdes.String,
 		Left:  serdes.Bytes,
 		Right: serdes.Bytes,
@@ -52,7 +52,7 @@ var (
 	// streamgen.yaml:23:23: action of node "joined"
 	_ func(key string, value []byte) = Discard
 	// streamgen.yaml:22:20: joiner of node "joined.join"
-	_ func(key string, left []byte, right []byte) []byte = Join
+	_ func(key string, left []byte, right *[]byte) []byte = Join
 )
 
 // NewApp describes the application for the standard commands (run, produce, consume, replay, describe).

@@ -9,8 +9,9 @@ import "github.com/streamgen/streamgen/bench/internal/probe"
 // Count tells the harness that one input record was processed.
 func Count(key string, value []byte) { probe.Hit() }
 
-// Join keeps the left value, as the Kafka Streams program's joiner does.
-func Join(key string, left, right []byte) []byte { return left }
+// Join keeps the left value, as the Kafka Streams program's joiner does (the
+// right side of the left join is nil when missing).
+func Join(key string, left []byte, right *[]byte) []byte { return left }
 
 // Discard is the terminal foreach.
 func Discard(key string, value []byte) {}

@@ -33,7 +33,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Value: serdes.Bytes,
 	})
 	joinedPeek1 := sgstream.Peek(benchSrc1, "joined.peek1", Count)
-	joinedJoin2 := sgstream.JoinStreamTable(joinedPeek1, table, "joined.join2", sgstream.LeftJoin, Join)
+	joinedJoin2 := sgstream.JoinStreamTable(joinedPeek1, table, "joined.join2", sgstream.LeftJoin, sgstream.OptionalRight(Join))
 	sgstream.Foreach(joinedJoin2, "joined", Discard)
 }
 
@@ -45,7 +45,7 @@ var (
 	// streamgen.yaml:24:23: action of node "joined"
 	_ func(key string, value []byte) = Discard
 	// streamgen.yaml:23:20: joiner of node "joined.join2"
-	_ func(key string, left []byte, right []byte) []byte = Join
+	_ func(key string, left []byte, right *[]byte) []byte = Join
 )
 
 // NewApp describes the application for the standard commands (run, produce, consume, replay, describe).

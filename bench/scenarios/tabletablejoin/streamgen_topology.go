@@ -34,7 +34,7 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 	rightPeek1 := sgstream.Peek(benchSrc2, "right.peek1", Count)
 	right := sgstream.ToTable(rightPeek1, "right", rightStore.Name(), serdes.String, serdes.Bytes)
-	joinedJoin1 := sgstream.JoinTables(left, right, "joined.join1", sgstream.LeftJoin, Join, "", serdes.Bytes)
+	joinedJoin1 := sgstream.JoinTables(left, right, "joined.join1", sgstream.LeftJoin, sgstream.OptionalRight(Join), "", serdes.Bytes)
 	joinedToStream2 := sgstream.Nullable(sgstream.ToStream(joinedJoin1, "joined.to_stream2"))
 	sgstream.Foreach(joinedToStream2, "joined", Discard)
 }
@@ -47,7 +47,7 @@ var (
 	// streamgen.yaml:29:23: action of node "joined"
 	_ func(key string, value *[]byte) = Discard
 	// streamgen.yaml:27:20: joiner of node "joined.join1"
-	_ func(key string, left []byte, right []byte) []byte = Join
+	_ func(key string, left []byte, right *[]byte) []byte = Join
 )
 
 // NewApp describes the application for the standard commands (run, produce, consume, replay, describe).

@@ -35,9 +35,9 @@ func BuildTopology(b *sgstream.Builder) {
 		Before: time.Minute,
 		After:  time.Minute,
 		Grace:  10 * time.Second,
-	}, func(key string, left string, right string) string {
+	}, sgstream.ValueJoiner(func(key string, left string, right string) string {
 		return left + " <- " + right
-	}, sgstream.StreamJoinSerdes[string, string, string]{
+	}), sgstream.StreamJoinSerdes[string, string, string]{
 		Key:   serdes.String,
 		Left:  serdes.String,
 		Right: serdes.String,

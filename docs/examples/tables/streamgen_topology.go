@@ -30,13 +30,13 @@ func BuildTopology(b *sgstream.Builder) {
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Profile](),
 	}, profilesStore.Name())
-	enrichedJoin1 := sgstream.JoinStreamTable(clicks, profiles, "enriched.join1", sgstream.LeftJoin, WithProfile)
+	enrichedJoin1 := sgstream.JoinStreamTable(clicks, profiles, "enriched.join1", sgstream.LeftJoin, sgstream.ValueJoiner(WithProfile))
 	countries := sgstream.GlobalTableSource(b, "countries", sgstream.SourceConfig[string, string]{
 		Topic: "countries",
 		Key:   serdes.String,
 		Value: serdes.String,
 	}, countriesStore.Name())
-	enrichedJoin2 := sgstream.JoinStreamGlobal(enrichedJoin1, countries, "enriched.join2", sgstream.LeftJoin, CountryCode, WithCountry)
+	enrichedJoin2 := sgstream.JoinStreamGlobal(enrichedJoin1, countries, "enriched.join2", sgstream.LeftJoin, CountryCode, sgstream.OptionalRight(WithCountry))
 	sgstream.To(enrichedJoin2, "enriched", "enriched-clicks", sgstream.SinkConfig[string, *Click]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[Click](),
@@ -58,7 +58,7 @@ var (
 	// streamgen.yaml:39:84: key_selector of node "enriched.join2"
 	_ func(key string, value *Click) string = CountryCode
 	// streamgen.yaml:39:20: joiner of node "enriched.join2"
-	_ func(key string, left *Click, right string) *Click = WithCountry
+	_ func(key string, left *Click, right *string) *Click = WithCountry
 	// streamgen.yaml:38:20: joiner of node "enriched.join1"
 	_ func(key string, left string, right *Profile) *Click = WithProfile
 )

@@ -26,11 +26,11 @@ func CountryCode(user string, c *Click) string {
 }
 
 // WithCountry replaces the country code with the country's name, when the
-// global table knows it.
-func WithCountry(user string, c *Click, name string) *Click {
+// global table knows it (name is nil when it does not: a left join).
+func WithCountry(user string, c *Click, name *string) *Click {
 	out := *c
-	if name != "" {
-		out.Country = &name
+	if name != nil {
+		out.Country = name
 	}
 	return &out
 }

@@ -32,7 +32,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Value:      serdes.JSON[User](serdes.JSONOptions{}),
 		Partitions: 2,
 	}, usersStore.Name())
-	enrichOrdersUsers := sgstream.JoinStreamTable(jsonJoinOrders, jsonJoinUsers, "orders-users", sgstream.LeftJoin, Enrich)
+	enrichOrdersUsers := sgstream.JoinStreamTable(jsonJoinOrders, jsonJoinUsers, "orders-users", sgstream.LeftJoin, sgstream.ValueJoiner(Enrich))
 	sgstream.To(enrichOrdersUsers, "enrich", "json-join.enriched", sgstream.SinkConfig[string, *EnrichedOrder]{
 		Key:   serdes.String,
 		Value: serdes.JSON[EnrichedOrder](serdes.JSONOptions{}),

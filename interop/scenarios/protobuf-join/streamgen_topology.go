@@ -32,7 +32,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Value:      sgRegistryProtobufJoinUsersValue,
 		Partitions: 2,
 	}, usersStore.Name())
-	enrichOrdersUsers := sgstream.JoinStreamTable(protobufJoinOrders, protobufJoinUsers, "orders-users", sgstream.LeftJoin, Enrich)
+	enrichOrdersUsers := sgstream.JoinStreamTable(protobufJoinOrders, protobufJoinUsers, "orders-users", sgstream.LeftJoin, sgstream.ValueJoiner(Enrich))
 	sgstream.To(enrichOrdersUsers, "enrich", "protobuf-join.enriched", sgstream.SinkConfig[string, *EnrichedOrder]{
 		Key:   serdes.String,
 		Value: sgRegistryProtobufJoinEnrichedValue,

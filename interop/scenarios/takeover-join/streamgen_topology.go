@@ -32,7 +32,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Value:      serdes.Int64,
 		Partitions: 2,
 	}, pricesStore.Name())
-	orderTotalsOrdersPrices := sgstream.JoinStreamTable(takeoverJoinOrders, takeoverJoinPrices, "orders-prices", sgstream.LeftJoin, Total)
+	orderTotalsOrdersPrices := sgstream.JoinStreamTable(takeoverJoinOrders, takeoverJoinPrices, "orders-prices", sgstream.LeftJoin, sgstream.OptionalRight(Total))
 	sgstream.To(orderTotalsOrdersPrices, "order-totals", "takeover-join.totals", sgstream.SinkConfig[string, string]{
 		Key:   serdes.String,
 		Value: serdes.String,
@@ -43,7 +43,7 @@ func BuildTopology(b *sgstream.Builder) {
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
 	// streamgen.yaml:26:20: joiner of node "order-totals.orders-prices"
-	_ func(key string, left int64, right int64) string = Total
+	_ func(key string, left int64, right *int64) string = Total
 )
 
 // NewApp describes the application for the standard commands (run, produce, consume, replay, describe).

@@ -513,6 +513,20 @@ final class Scenarios {
             tagged.to("out-tagged", Produced.with(S, L));
             tagged.filter((k, v) -> v != null).mapValues(v -> v * 2).to("out-present", Produced.with(S, L));
         });
+        ALL.put("left-join-zero", b -> {
+            KTable<String, Long> prices = b.table("prices", Consumed.with(S, L), mat("prices-store", L));
+            b.stream("plays", Consumed.with(S, L))
+                    .leftJoin(prices, Scenarios::priced, Joined.with(S, L, L, "st"))
+                    .to("out-left", Produced.with(S, S));
+            KTable<String, Long> lefts = b.table("lefts", Consumed.with(S, L), mat("lefts-store", L));
+            KTable<String, Long> rights = b.table("rights", Consumed.with(S, L), mat("rights-store", L));
+            lefts.outerJoin(rights, Scenarios::paired, Named.as("tt")).toStream().to("out-tables", Produced.with(S, S));
+            b.stream("clicks", Consumed.with(S, L))
+                    .outerJoin(b.stream("views", Consumed.with(S, L)), Scenarios::paired,
+                            JoinWindows.ofTimeDifferenceWithNoGrace(ofMillis(5_000)),
+                            StreamJoined.with(S, L, L).withStoreName("ss").withName("ss"))
+                    .to("out-streams", Produced.with(S, S));
+        });
     }
 
     private static <V, T extends StateStore> Materialized<String, V, T> mat(String store, Serde<V> values) {
@@ -564,6 +578,12 @@ final class Scenarios {
     static KeyValue<String, Long> tagKey(String key, Long value) {
         return KeyValue.pair(key + "!", value == null ? null : value * 10);
     }
+
+    static String priced(Long plays, Long price) { return plays + "*" + optional(price); }
+
+    static String paired(Long left, Long right) { return optional(left) + "|" + optional(right); }
+
+    private static String optional(Long v) { return v == null ? "?" : v.toString(); }
 
     static boolean isSmall(String key, Long value) { return value < 5; }
 
