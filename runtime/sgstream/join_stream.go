@@ -178,7 +178,7 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 	if j.vbuf, err = j.sd.Left.Append(j.vbuf[:0], r.Value); err != nil {
 		return fmt.Errorf("%w: join %q: serialize left value: %w", ErrProcessing, j.name, err)
 	}
-	vb := storedValue(j.vbuf)
+	vb := append(make([]byte, 0, len(j.vbuf)), j.vbuf...) // never nil: see nonNil
 
 	if r.Timestamp == j.streamTime && j.outer != nil {
 		if err := j.emitNonJoined(j.after, r.Headers); err != nil {
@@ -234,7 +234,7 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 	if j.vbuf, err = j.sd.Right.Append(j.vbuf[:0], r.Value); err != nil {
 		return fmt.Errorf("%w: join %q: serialize right value: %w", ErrProcessing, j.name, err)
 	}
-	vb := storedValue(j.vbuf)
+	vb := append(make([]byte, 0, len(j.vbuf)), j.vbuf...) // never nil: see nonNil
 
 	if r.Timestamp == j.streamTime && j.outer != nil {
 		if err := j.emitNonJoined(j.before, r.Headers); err != nil {
@@ -479,8 +479,3 @@ func (j *streamJoin[K, V1, V2, VR]) emitNonJoined(x int64, headers []Header) err
 	}
 	return nil
 }
-
-// storedValue copies a serialized value for a window store. It is never
-// nil: an empty serialization (the empty string) is a value, while a nil
-// one is a delete, which would leave the record out of the join.
-func storedValue(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }

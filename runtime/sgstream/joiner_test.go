@@ -3,6 +3,7 @@ package sgstream
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/streamgen/streamgen/serdes"
 )
@@ -66,4 +67,18 @@ func TestJoinStreamsOuterOptionalSides(t *testing.T) {
 			d.expectOut(`a:""+""@12`, `b:null+""@11`)
 		})
 	}
+}
+
+// An empty string is a version of a versioned table, not a tombstone.
+func TestJoinStreamVersionedTableEmptyValue(t *testing.T) {
+	d := newJDrv(t, func(b *Builder) {
+		s := Source(b, "s", strSrc("s"))
+		tb := VersionedTableSource(b, "t", strSrc("t"), "t-store", 10*time.Millisecond)
+		j := JoinStreamTable(s, tb, "j", LeftJoin,
+			OptionalRight(func(_ string, l string, r *string) string { return l + "+" + optStr(r) }))
+		To(j, "sink", "out", strSink())
+	})
+	d.pipe("t", "k", "", 1)
+	d.pipe("s", "k", "A", 2)
+	d.expectOut(`k:A+""@2`)
 }

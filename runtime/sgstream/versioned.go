@@ -68,7 +68,7 @@ func (s *VersionedStore[K, V]) Put(key K, value V, null bool, ts int64) (int64, 
 		if s.vbuf, err = s.value.Append(s.vbuf[:0], value); err != nil {
 			return 0, fmt.Errorf("%w: store %q: serialize value: %w", ErrProcessing, s.s.Name(), err)
 		}
-		vb = s.vbuf
+		vb = nonNil(s.vbuf) // an empty value is a version, nil a tombstone
 	}
 	return s.s.Put(kb, vb, ts)
 }

@@ -72,7 +72,7 @@ func encodeFor[T any](store, what string, ser serdes.Serde[T], buf *[]byte, v T)
 		return nil, fmt.Errorf("%w: store %q: serialize %s: %w", ErrProcessing, store, what, err)
 	}
 	*buf = b
-	return b, nil
+	return nonNil(b), nil // an empty encoding is a value, nil a delete
 }
 
 // decodeFor decodes a stored value with ser, naming the store on error.
