@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,6 +13,14 @@ func membership(static bool) string {
 		return "Both systems run as static group members (streamgen `--group-instance-id`, Kafka Streams\n  `group.instance.id`, the same id before and after the crash, default session timeouts), so the\n  successor takes the dead member's place without waiting for its session to time out."
 	}
 	return "Neither system uses static membership: the dead member is evicted (LeaveGroup on its behalf), so\n  neither waits out the 45 s session timeout."
+}
+
+// manyNote says how manystores' input differs, when it runs.
+func manyNote(c *config) string {
+	if !slices.Contains(c.scenarios, manyStores) {
+		return ""
+	}
+	return fmt.Sprintf(" (manystores: the same records in %d partitions)", c.manyParts)
 }
 
 // markdown is docs/benchmarks.md.
@@ -44,8 +53,8 @@ is what one run on one machine can show.
 	if c.sequential {
 		order = "in turn (record i has key i mod keys) from"
 	}
-	fmt.Fprintf(&b, "- input: %d records per input topic (the joins read two), keys %s %d (%d distinct in %s), %d-byte random values (%.0f bytes per record with the key), event time 1 ms apart, %d partitions (manystores: the same records in %d partitions)\n",
-		c.records, order, c.keys, r.distinctKeys("streamcount"), src1, c.valueSize, r.bytesPerRec, c.partitions, c.manyParts)
+	fmt.Fprintf(&b, "- input: %d records per input topic (the joins read two), keys %s %d (%d distinct in %s), %d-byte random values (%.0f bytes per record with the key), event time 1 ms apart, %d partitions%s\n",
+		c.records, order, c.keys, r.distinctKeys("streamcount"), src1, c.valueSize, r.bytesPerRec, c.partitions, manyNote(c))
 	fmt.Fprintf(&b, "- settings, the same for both systems: one stream thread (streamgen `--workers 1`), record cache %d MiB, commit interval %v under at_least_once and %v under exactly_once_v2 (both systems' defaults), state on disk (Pebble / RocksDB) with changelogs\n",
 		c.cacheBytes>>20, c.alosCommit, c.eosCommit)
 	if len(c.javaOpts) > 0 {
@@ -93,7 +102,8 @@ is what one run on one machine can show.
   record processed: group join, assignment, topic creation and restoration included.
 - **disk bytes/key** is the sum of the file sizes in the state directory after the clean stop, divided
   by the distinct keys of the scenario's input(s) (counted as they are loaded): at a few thousand keys
-  per store, the files every store has whatever it holds weigh on it. ` + "`-keys N -sequential-keys`" + ` with
+  per store, the files every store has whatever it holds weigh on it, and a window store holds only
+  the windows within its retention. ` + "`-keys N -sequential-keys`" + ` with
   ` + "`-records`" + ` ≥ N gives exactly N keys of state (drawn uniformly, N records hold about 63 % of N);
   10 M keys need a longer ` + "`-timeout`" + ` than the default.
 - **variant** (` + "`-variant NAME -variant-args '--flag value' -variant-env KEY=VALUE`" + `): our side of

@@ -242,25 +242,40 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.log, "%s bench: %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
+// input is a topic the harness loads.
+type input struct {
+	topic      string
+	partitions int
+	seed       uint64
+}
+
+// inputs are the topics the selected scenarios read: src1 always (the
+// limit and the resume read it too).
+func (c *config) inputs() []input {
+	in := []input{{src1, c.partitions, 1}}
+	if slices.ContainsFunc(c.scenarios, func(s string) bool { return twoInputs[s] }) {
+		in = append(in, input{src2, c.partitions, 3}) // the seed it always had
+	}
+	if slices.Contains(c.scenarios, manyStores) {
+		in = append(in, input{srcMany, c.manyParts, 1})
+	}
+	return in
+}
+
 // loadInputs recreates the topics and loads the inputs once for every run.
 // manystores' input gets the records of src1 (the same seed) in its own
 // number of partitions.
 func (r *runner) loadInputs(ctx context.Context) error {
 	cfg := r.cfg
-	type input struct {
-		topic      string
-		partitions int
-		seed       uint64
-	}
-	inputs := []input{{src1, cfg.partitions, 1}}
-	if slices.ContainsFunc(cfg.scenarios, func(s string) bool { return twoInputs[s] }) {
-		inputs = append(inputs, input{src2, cfg.partitions, 3}) // the seed it always had
-	}
-	if slices.Contains(cfg.scenarios, manyStores) {
-		inputs = append(inputs, input{srcMany, cfg.manyParts, 1})
-	}
+	inputs := cfg.inputs()
 	if err := recreateTopic(ctx, r.adm, sink, int32(cfg.partitions)); err != nil {
 		return err
+	}
+	// Created before the clock starts: the load's rate is the produce limit.
+	for _, in := range inputs {
+		if err := recreateTopic(ctx, r.adm, in.topic, int32(in.partitions)); err != nil {
+			return err
+		}
 	}
 	base := time.Now().Add(-time.Duration(cfg.records)*time.Millisecond - time.Minute).Truncate(time.Second)
 	r.rep.keys = map[string]*keySet{}
@@ -268,9 +283,6 @@ func (r *runner) loadInputs(ctx context.Context) error {
 	var n int
 	began := time.Now()
 	for _, in := range inputs {
-		if err := recreateTopic(ctx, r.adm, in.topic, int32(in.partitions)); err != nil {
-			return err
-		}
 		r.logf("loading %d records of %d-byte values over %d keys into %s (%d partitions)", cfg.records, cfg.valueSize, cfg.keys, in.topic, in.partitions)
 		seen := newKeySet(cfg.keys)
 		b, err := load(ctx, cfg.brokers, dataset{topic: in.topic, n: cfg.records, keys: cfg.keys, keyPrefix: "k",
