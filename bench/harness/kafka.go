@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,9 @@ const (
 	src1 = "bench-src1"
 	src2 = "bench-src2"
 	sink = "bench-sink"
+	// srcMany is manystores' input, created with -manystores-partitions
+	// partitions and loaded with the records of src1.
+	srcMany = "bench-src-many"
 )
 
 func newAdmin(brokers []string) (*kgo.Client, *kadm.Client, error) {
@@ -65,6 +69,32 @@ type dataset struct {
 	valueSize int
 	seed      uint64
 	base      time.Time
+	seen      *keySet // if set, marks the keys written
+}
+
+// keySet is a bitset of key numbers: which of the dataset's keys were
+// written, so that disk bytes are divided by the keys actually held. A bit
+// per key keeps 10 M keys at 1.25 MB.
+type keySet []uint64
+
+func newKeySet(keys int) *keySet {
+	s := make(keySet, keys/64+1)
+	return &s
+}
+
+func (s keySet) add(k int) { s[k/64] |= 1 << (k % 64) }
+
+// count is the number of distinct keys in the union of the sets.
+func countKeys(sets ...*keySet) int {
+	n := 0
+	for i := range *sets[0] {
+		var w uint64
+		for _, s := range sets {
+			w |= (*s)[i]
+		}
+		n += bits.OnesCount64(w)
+	}
+	return n
 }
 
 // load produces the dataset and returns the bytes written (keys + values).
@@ -89,6 +119,9 @@ func load(ctx context.Context, brokers []string, d dataset) (int64, error) {
 		k := i % d.keys
 		if !d.sequence {
 			k = r.IntN(d.keys)
+		}
+		if d.seen != nil {
+			d.seen.add(k)
 		}
 		key := []byte(fmt.Sprintf("%s%d", d.keyPrefix, k))
 		off := r.IntN(1 << 16)

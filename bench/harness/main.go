@@ -18,14 +18,24 @@ import (
 	"time"
 )
 
-// Scenarios are Kafka Streams' SimpleBenchmark's, in its order.
+// Scenarios are Kafka Streams' SimpleBenchmark's, in its order, then
+// issue 17's at real state sizes.
 var allScenarios = []string{
 	"streamprocess", "streamprocesswithsink", "streamprocesswithstatestore", "streamprocesswithwindowstore",
 	"streamcount", "streamcountwindowed", "streamtablejoin", "streamstreamjoin", "tabletablejoin",
+	manyStores,
 }
+
+// manyStores reads its own input of many partitions (srcMany), so that one
+// instance holds three stores for each of them.
+const manyStores = "manystores"
 
 // twoInputs are the scenarios that read bench-src2 too.
 var twoInputs = map[string]bool{"streamtablejoin": true, "streamstreamjoin": true, "tabletablejoin": true}
+
+// stateless are the scenarios that keep no state: they have no disk bytes
+// per key to report.
+var stateless = map[string]bool{"streamprocess": true, "streamprocesswithsink": true}
 
 const (
 	alos = "at_least_once"
@@ -46,10 +56,13 @@ type config struct {
 	keys         int
 	valueSize    int
 	partitions   int
+	manyParts    int  // partitions of srcMany, the input of manystores
+	sequential   bool // key i%keys for record i: every key appears once per keys records
 	resumeKeys   int
 	scenarios    []string
 	guarantees   []string
 	systems      []string
+	variant      variant // a second run of our side with extra args or env; name "": none
 	binDir       string // the scenario binaries, one per scenario name
 	javaCP       string // class path of bench/java; empty: no Kafka Streams
 	javaOpts     []string
@@ -101,12 +114,17 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.keys, "keys", 10000, "distinct keys (SimpleBenchmark's key space)")
 	fs.IntVar(&c.valueSize, "value-size", 100, "value bytes per record")
 	fs.IntVar(&c.partitions, "partitions", 4, "partitions of the input and sink topics")
+	fs.IntVar(&c.manyParts, "manystores-partitions", 48, "partitions of the manystores input (three stores per partition on one instance)")
+	fs.BoolVar(&c.sequential, "sequential-keys", false, "key i mod -keys for record i instead of uniform draws: with -records ≥ -keys every key appears (for state of exactly -keys keys)")
 	fs.IntVar(&c.resumeKeys, "resume-keys", 1000000, "keys of state for the kill -9 resume measurement (0 skips it)")
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios")
 	guar := fs.String("guarantees", alos+","+eos, "comma-separated guarantees")
 	sys := fs.String("systems", strings.Join([]string{sysLimit, sysOurs, sysKStream, sysFaust}, ","), "comma-separated systems")
 	fs.StringVar(&c.binDir, "bin-dir", "", "directory of the scenario binaries (required for streamgen)")
 	fs.StringVar(&c.javaCP, "java-classpath", "", "class path of the Kafka Streams program (bench/java)")
+	fs.StringVar(&c.variant.name, "variant", "", "also run our side of every scenario as system streamgen+NAME, with -variant-args and -variant-env (e.g. budget)")
+	variantArgs := fs.String("variant-args", "", "extra flags of the variant's run command, after the harness's own (the last of a repeated flag wins)")
+	fs.Var(&c.variant.env, "variant-env", "KEY=VALUE added to the variant's environment (repeatable); the harness's own flags override STREAMGEN_ variables of the settings it passes")
 	javaOpts := fs.String("java-opts", "", "extra JVM options for the Kafka Streams program (default: none, JVM defaults)")
 	fs.StringVar(&c.faustPython, "faust-python", "", "python of the Faust virtualenv")
 	fs.StringVar(&c.faustScript, "faust-script", "bench/faust/count.py", "the Faust count worker")
@@ -146,10 +164,49 @@ func parseFlags(args []string) (*config, error) {
 	}
 	c.systems = split(*sys)
 	c.javaOpts = strings.Fields(*javaOpts)
+	c.variant.args = strings.Fields(*variantArgs)
+	if err := c.variant.check(); err != nil {
+		return nil, err
+	}
 	if slices.Contains(c.systems, sysOurs) && c.binDir == "" {
 		return nil, fmt.Errorf("-bin-dir is required for the streamgen system")
 	}
 	return c, nil
+}
+
+// variant is our side run again with extra flags or environment, reported
+// as its own system (streamgen+name): how a setting such as a memory budget
+// changes the figures, measured in the same run.
+type variant struct {
+	name string
+	args []string
+	env  envList
+}
+
+func (v *variant) system() string { return sysOurs + "+" + v.name }
+
+func (v *variant) check() error {
+	if v.name == "" && (len(v.args) > 0 || len(v.env) > 0) {
+		return fmt.Errorf("-variant-args and -variant-env need -variant NAME")
+	}
+	// The name goes into application ids, which name topics.
+	if strings.Trim(v.name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+		return fmt.Errorf("-variant %q: want letters, digits, '.', '_' and '-' only", v.name)
+	}
+	return nil
+}
+
+// envList is a repeatable KEY=VALUE flag.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+func (e *envList) Set(s string) error {
+	if k, _, ok := strings.Cut(s, "="); !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", s)
+	}
+	*e = append(*e, s)
+	return nil
 }
 
 func split(s string) []string {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,6 +13,14 @@ func membership(static bool) string {
 		return "Both systems run as static group members (streamgen `--group-instance-id`, Kafka Streams\n  `group.instance.id`, the same id before and after the crash, default session timeouts), so the\n  successor takes the dead member's place without waiting for its session to time out."
 	}
 	return "Neither system uses static membership: the dead member is evicted (LeaveGroup on its behalf), so\n  neither waits out the 45 s session timeout."
+}
+
+// manyNote says how manystores' input differs, when it runs.
+func manyNote(c *config) string {
+	if !slices.Contains(c.scenarios, manyStores) {
+		return ""
+	}
+	return fmt.Sprintf(" (manystores: the same records in %d partitions)", c.manyParts)
 }
 
 // markdown is docs/benchmarks.md.
@@ -40,8 +49,12 @@ is what one run on one machine can show.
 	if c.brokerNote != "" {
 		fmt.Fprintf(&b, "- broker: %s\n", c.brokerNote)
 	}
-	fmt.Fprintf(&b, "- input: %d records per input topic (the joins read two), keys drawn uniformly from %d, %d-byte random values (%.0f bytes per record with the key), event time 1 ms apart, %d partitions\n",
-		c.records, c.keys, c.valueSize, r.bytesPerRec, c.partitions)
+	order := "drawn uniformly from"
+	if c.sequential {
+		order = "in turn (record i has key i mod keys) from"
+	}
+	fmt.Fprintf(&b, "- input: %d records per input topic (the joins read two), keys %s %d (%d distinct in %s), %d-byte random values (%.0f bytes per record with the key), event time 1 ms apart, %d partitions%s\n",
+		c.records, order, c.keys, r.distinctKeys("streamcount"), src1, c.valueSize, r.bytesPerRec, c.partitions, manyNote(c))
 	fmt.Fprintf(&b, "- settings, the same for both systems: one stream thread (streamgen `--workers 1`), record cache %d MiB, commit interval %v under at_least_once and %v under exactly_once_v2 (both systems' defaults), state on disk (Pebble / RocksDB) with changelogs\n",
 		c.cacheBytes>>20, c.alosCommit, c.eosCommit)
 	if len(c.javaOpts) > 0 {
@@ -57,7 +70,11 @@ is what one run on one machine can show.
 	}
 	b.WriteString("\n## Side by side\n\n")
 	b.WriteString(r.table())
-	b.WriteString("\n## Targets (issue #6)\n\n")
+	if v := c.variant; v.name != "" {
+		fmt.Fprintf(&b, "- variant %s: our side run again after each of its runs with extra flags `%s` and environment `%s`\n",
+			v.system(), strings.Join(v.args, " "), v.env.String())
+	}
+	b.WriteString("\n## Targets (issues #6 and #17)\n\n")
 	b.WriteString(r.targets())
 	b.WriteString(`
 ## How it is measured
@@ -70,7 +87,11 @@ is what one run on one machine can show.
   from a window store of 1 s windows kept 3 s, then puts the record), streamcount (groupByKey, count),
   streamcountwindowed (hopping windows of 1 s advancing by 500 ms, count), streamtablejoin (a stream
   left-joins a table built from the second topic), streamstreamjoin (left join within 10 s) and
-  tabletablejoin (left join of two tables built from the two topics).
+  tabletablejoin (left join of two tables built from the two topics); then issue 17's manystores: a
+  count, a one-minute tumbling-window count and a reduce keeping the latest value, each grouped by the
+  input's key, over an input of ` + fmt.Sprint(c.manyParts) + ` partitions (the same records), so that one instance holds
+  three stores (each with its changelog) per partition, both systems at their store defaults. The
+  limit copies the input of the other scenarios, so manystores has no ratio to it.
 - **Counting**, as SimpleBenchmark does with its latch: a peek (or the foreach) right after each source
   counts input records and prints a line at the first and at the expected count. **records/s** is the
   expected count divided by the time between the first and the last record processed (start-up is not
@@ -79,6 +100,16 @@ is what one run on one machine can show.
   MB/s counts key and value bytes. The joins count both inputs.
 - **first record** is the time from starting the process (a JVM start for Kafka Streams) to the first
   record processed: group join, assignment, topic creation and restoration included.
+- **disk bytes/key** is the sum of the file sizes in the state directory after the clean stop, divided
+  by the distinct keys of the scenario's input(s) (counted as they are loaded): at a few thousand keys
+  per store, the files every store has whatever it holds weigh on it, and a window store holds only
+  the windows within its retention. ` + "`-keys N -sequential-keys`" + ` with
+  ` + "`-records`" + ` ≥ N gives exactly N keys of state (drawn uniformly, N records hold about 63 % of N);
+  10 M keys need a longer ` + "`-timeout`" + ` than the default.
+- **variant** (` + "`-variant NAME -variant-args '--flag value' -variant-env KEY=VALUE`" + `): our side of
+  every scenario is run a second time, right after its default run, with the extra flags (after the
+  harness's own, so a repeated flag takes the variant's value) and environment, and reported as system
+  streamgen+NAME next to the default run, e.g. a store memory budget.
 - **peak RSS** is the child's VmHWM from /proc just before it is stopped; **CPU s** is its user + system
   time from rusage, clean shutdown included.
 - **limit**: the same counting in a franz-go client with no stream processing at all: consume for

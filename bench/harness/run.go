@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +34,11 @@ type result struct {
 	ResumeKeys     int      `json:"resume_keys,omitempty"`
 	LatencyP50MS   *float64 `json:"latency_p50_ms,omitempty"`
 	LatencyP99MS   *float64 `json:"latency_p99_ms,omitempty"`
+	// StateDirBytes is the size of the state directory after the clean
+	// stop (the sum of its files' sizes); DistinctKeys the keys of the
+	// input(s) it holds state for. Both are zero for the limit.
+	StateDirBytes int64 `json:"state_dir_bytes,omitempty"`
+	DistinctKeys  int   `json:"distinct_keys,omitempty"`
 	Error          string   `json:"error,omitempty"`
 }
 
@@ -43,8 +50,29 @@ type report struct {
 	bytesPerRec float64
 	loadStart   string // /proc/loadavg's 1, 5 and 15 minute averages
 	loadEnd     string
+	keys        map[string]*keySet // the keys loaded into each input topic
 	results     []*result
 	notes       []string
+}
+
+// distinctKeys is the number of keys a scenario's inputs hold.
+func (r *report) distinctKeys(scenario string) int {
+	sets := []*keySet{r.keys[inputOf(scenario)]}
+	if twoInputs[scenario] {
+		sets = append(sets, r.keys[src2])
+	}
+	if slices.Contains(sets, nil) {
+		return 0
+	}
+	return countKeys(sets...)
+}
+
+// inputOf is the topic a scenario reads (the joins read src2 as well).
+func inputOf(scenario string) string {
+	if scenario == manyStores {
+		return srcMany
+	}
+	return src1
 }
 
 func (r *report) find(scenario, system, guarantee string) *result {
@@ -108,7 +136,7 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*report, error) {
 	}
 	for _, s := range cfg.scenarios {
 		for _, g := range cfg.guarantees {
-			for _, sys := range []string{sysOurs, sysKStream, sysFaust} {
+			for _, sys := range r.scenarioSystems() {
 				if r.runnable(s, sys) {
 					r.scenario(ctx, s, sys, g)
 				}
@@ -172,10 +200,21 @@ func containsStr(l []string, s string) bool {
 	return false
 }
 
+// scenarioSystems are the systems that run scenarios, in the order they
+// run: the variant right after our side, so the two see the broker alike.
+func (r *runner) scenarioSystems() []string {
+	if r.cfg.variant.name != "" {
+		return []string{sysOurs, r.cfg.variant.system(), sysKStream, sysFaust}
+	}
+	return []string{sysOurs, sysKStream, sysFaust}
+}
+
 func (r *runner) runnable(scenario, sys string) bool {
 	switch sys {
 	case sysOurs:
 		return r.cfg.has(sysOurs)
+	case r.cfg.variant.system():
+		return r.cfg.has(sysOurs) && r.cfg.variant.name != ""
 	case sysKStream:
 		return r.cfg.has(sysKStream) && r.cfg.javaCP != ""
 	case sysFaust:
@@ -190,7 +229,7 @@ func (r *runner) countRuns() int {
 		n += 4 * len(r.cfg.guarantees) // measured twice (run)
 	}
 	for _, s := range r.cfg.scenarios {
-		for _, sys := range []string{sysOurs, sysKStream, sysFaust} {
+		for _, sys := range r.scenarioSystems() {
 			if r.runnable(s, sys) {
 				n += len(r.cfg.guarantees)
 			}
@@ -203,43 +242,62 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.log, "%s bench: %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
+// input is a topic the harness loads.
+type input struct {
+	topic      string
+	partitions int
+	seed       uint64
+}
+
+// inputs are the topics the selected scenarios read: src1 always (the
+// limit and the resume read it too).
+func (c *config) inputs() []input {
+	in := []input{{src1, c.partitions, 1}}
+	if slices.ContainsFunc(c.scenarios, func(s string) bool { return twoInputs[s] }) {
+		in = append(in, input{src2, c.partitions, 3}) // the seed it always had
+	}
+	if slices.Contains(c.scenarios, manyStores) {
+		in = append(in, input{srcMany, c.manyParts, 1})
+	}
+	return in
+}
+
 // loadInputs recreates the topics and loads the inputs once for every run.
+// manystores' input gets the records of src1 (the same seed) in its own
+// number of partitions.
 func (r *runner) loadInputs(ctx context.Context) error {
 	cfg := r.cfg
-	p := int32(cfg.partitions)
-	topics := []string{src1, sink}
-	needTwo := false
-	for _, s := range cfg.scenarios {
-		needTwo = needTwo || twoInputs[s]
+	inputs := cfg.inputs()
+	if err := recreateTopic(ctx, r.adm, sink, int32(cfg.partitions)); err != nil {
+		return err
 	}
-	if needTwo {
-		topics = append(topics, src2)
-	}
-	for _, t := range topics {
-		if err := recreateTopic(ctx, r.adm, t, p); err != nil {
+	// Created before the clock starts: the load's rate is the produce limit.
+	for _, in := range inputs {
+		if err := recreateTopic(ctx, r.adm, in.topic, int32(in.partitions)); err != nil {
 			return err
 		}
 	}
 	base := time.Now().Add(-time.Duration(cfg.records)*time.Millisecond - time.Minute).Truncate(time.Second)
+	r.rep.keys = map[string]*keySet{}
 	var bytes int64
 	var n int
 	began := time.Now()
-	for i, t := range topics {
-		if t == sink {
-			continue
-		}
-		r.logf("loading %d records of %d-byte values over %d keys into %s (%d partitions)", cfg.records, cfg.valueSize, cfg.keys, t, p)
-		b, err := load(ctx, cfg.brokers, dataset{topic: t, n: cfg.records, keys: cfg.keys, keyPrefix: "k",
-			valueSize: cfg.valueSize, seed: uint64(i + 1), base: base})
+	for _, in := range inputs {
+		r.logf("loading %d records of %d-byte values over %d keys into %s (%d partitions)", cfg.records, cfg.valueSize, cfg.keys, in.topic, in.partitions)
+		seen := newKeySet(cfg.keys)
+		b, err := load(ctx, cfg.brokers, dataset{topic: in.topic, n: cfg.records, keys: cfg.keys, keyPrefix: "k",
+			sequence: cfg.sequential, valueSize: cfg.valueSize, seed: in.seed, base: base, seen: seen})
 		if err != nil {
-			return fmt.Errorf("load %s: %w", t, err)
+			return fmt.Errorf("load %s: %w", in.topic, err)
 		}
+		r.rep.keys[in.topic] = seen
 		bytes += b
 		n += cfg.records
 	}
 	r.rep.produceRate = float64(n) / time.Since(began).Seconds()
 	r.rep.bytesPerRec = float64(bytes) / float64(n)
-	r.logf("loaded %d records in %.1fs (%.0f records/s)", n, time.Since(began).Seconds(), r.rep.produceRate)
+	r.logf("loaded %d records in %.1fs (%.0f records/s), %d distinct keys in %s", n, time.Since(began).Seconds(),
+		r.rep.produceRate, countKeys(r.rep.keys[src1]), src1)
 	return nil
 }
 
@@ -291,7 +349,8 @@ func (r *runner) limitAgain(ctx context.Context, scenario, g string) {
 
 // scenario runs one system on one scenario under one guarantee.
 func (r *runner) scenario(ctx context.Context, scenario, sys, g string) {
-	appID := fmt.Sprintf("bench-%s-%s-%s-%s", sys, scenario, shortG(g), r.stamp)
+	// "+" of a variant's system is not allowed in topic names.
+	appID := fmt.Sprintf("bench-%s-%s-%s-%s", strings.ReplaceAll(sys, "+", "-"), scenario, shortG(g), r.stamp)
 	expect := int64(r.cfg.records)
 	if twoInputs[scenario] {
 		expect *= 2
@@ -299,7 +358,8 @@ func (r *runner) scenario(ctx context.Context, scenario, sys, g string) {
 	if sys == sysFaust && r.cfg.faustRecords > 0 && int64(r.cfg.faustRecords) < expect {
 		expect = int64(r.cfg.faustRecords)
 	}
-	r.measure(ctx, scenario, sys, g, appID, r.argv(scenario, sys, g, appID, r.cfg.stateDir(appID), ""), expect)
+	res := r.measure(ctx, scenario, sys, g, appID, r.argv(scenario, sys, g, appID, r.cfg.stateDir(appID), ""), expect)
+	res.DistinctKeys = r.rep.distinctKeys(scenario)
 }
 
 // argv is the command line of one system; instanceID, when set, makes it a
@@ -320,10 +380,14 @@ func (r *runner) argv0(scenario, sys, g, appID, stateDir string) []string {
 	brokers := strings.Join(cfg.brokers, ",")
 	ci := cfg.commitInterval(g)
 	switch sys {
-	case sysOurs:
-		return []string{filepath.Join(cfg.binDir, scenario), "run", "--brokers", brokers, "--application-id", appID,
+	case sysOurs, cfg.variant.system():
+		a := []string{filepath.Join(cfg.binDir, scenario), "run", "--brokers", brokers, "--application-id", appID,
 			"--guarantee", g, "--commit-interval", ci.String(), "--cache-bytes", strconv.FormatInt(cfg.cacheBytes, 10),
 			"--state-dir", stateDir, "--log-level", "warn"}
+		if sys != sysOurs {
+			a = append(a, cfg.variant.args...)
+		}
+		return a
 	case sysKStream:
 		a := append([]string{"java"}, cfg.javaOpts...)
 		return append(a, "-cp", cfg.javaCP, "io.streamgen.bench.Bench", "--scenario", scenario,
@@ -347,8 +411,7 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	label := fmt.Sprintf("[%d/%d] %s %s %s", r.runs, r.total, scenario, sys, g)
 	r.logf("%s: %d records", label, expect)
 	defer r.cleanup(ctx, appID)
-	c, err := startChild(label, argv, []string{fmt.Sprintf("STREAMGEN_BENCH_EXPECT=%d", expect)},
-		"", filepath.Join(r.logDir, appID+".log"))
+	c, err := startChild(label, argv, r.env(sys, expect), "", filepath.Join(r.logDir, appID+".log"))
 	if err != nil {
 		res.Error = err.Error()
 		r.logf("%s: %v", label, err)
@@ -357,6 +420,7 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	o := c.waitDone(r.cfg.timeout, expect, func(n int64) { r.logf("%s: %d/%d", label, n, expect) })
 	res.PeakRSSBytes = c.peakRSS()
 	res.CPUS = c.stop(time.Minute)
+	res.StateDirBytes = dirBytes(r.cfg.stateDir(appID))
 	if !o.first.IsZero() {
 		res.FirstRecordMS = ms(o.first.Sub(c.started))
 	}
@@ -377,6 +441,32 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	r.logf("%s: %.0f records/s, %.1f MB/s, peak RSS %.0f MB, %.1f CPU s, first record after %.0f ms",
 		label, res.RecordsPerS, res.MBPerS, float64(res.PeakRSSBytes)/1e6, res.CPUS, res.FirstRecordMS)
 	return res
+}
+
+// env is what a child gets on top of the harness's environment: the count
+// to expect, and the variant's own settings.
+func (r *runner) env(sys string, expect int64) []string {
+	env := []string{fmt.Sprintf("STREAMGEN_BENCH_EXPECT=%d", expect)}
+	if sys == r.cfg.variant.system() {
+		env = append(env, r.cfg.variant.env...)
+	}
+	return env
+}
+
+// dirBytes is the sum of the sizes of the files under dir, 0 if it does
+// not exist: the state a system left on disk. Sizes, not allocated blocks,
+// so that a file system's block rounding is not counted.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

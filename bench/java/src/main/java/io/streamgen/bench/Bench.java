@@ -40,6 +40,8 @@ public final class Bench {
   static final String SRC1 = "bench-src1";
   static final String SRC2 = "bench-src2";
   static final String SINK = "bench-sink";
+  /** The many-partition input of manystores (the harness creates it with 48 partitions). */
+  static final String SRC_MANY = "bench-src-many";
 
   static final AtomicLong COUNT = new AtomicLong();
   static long expect;
@@ -181,6 +183,23 @@ public final class Bench {
           KTable<String, byte[]> left = table(b, SRC1, "left");
           KTable<String, byte[]> right = table(b, SRC2, "right");
           left.leftJoin(right, (l, r) -> l).toStream().foreach((k, v) -> {});
+          break;
+        }
+      case "manystores":
+        {
+          // Three stores per task, one sub-topology: no key change, so no repartition.
+          KStream<String, byte[]> records = b.<String, byte[]>stream(SRC_MANY).peek(Bench::hit);
+          records
+              .groupByKey()
+              .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts"));
+          records
+              .groupByKey()
+              .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1)))
+              .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("windowed-counts"));
+          records
+              .groupByKey()
+              .reduce(
+                  (agg, v) -> v, Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as("latest"));
           break;
         }
       default:
