@@ -101,6 +101,14 @@ type Config struct {
 	// no cache, every update is forwarded (the run command sets 10 MiB,
 	// Kafka Streams' default).
 	CacheMaxBytes int64
+	// StoreMemoryBytes bounds the block cache and memtables of all the
+	// instance's Pebble stores together (sgstate.MemoryBudget: the cache
+	// gets the budget less the memtables, which get at most half). At
+	// least sgstate.MinStoreMemoryBytes. Default 0: no bound, one 64 MiB
+	// block cache and up to 64 MiB of memtables per store. It does not
+	// bound the Go heap, the record cache (CacheMaxBytes) or the Kafka
+	// clients' buffers.
+	StoreMemoryBytes int64
 	// Workers is the number of stream threads (group members). Zero or
 	// negative: 1.
 	Workers int
@@ -287,6 +295,14 @@ func (cfg *Config) Validate() error {
 		// it going.
 		bad("a dead_letter error policy needs a dead-letter topic")
 	}
+	if cfg.StoreMemoryBytes != 0 {
+		if err := sgstate.CheckMemoryBudget(cfg.StoreMemoryBytes); err != nil {
+			bad("%v (--store-memory-bytes, 0 for no budget)", err)
+		}
+		if p := cfg.Pebble; p != nil && p.Budget != nil {
+			bad("both StoreMemoryBytes and Pebble.Budget are set: use one")
+		}
+	}
 	if cfg.ReplicationFactor < -1 {
 		bad("replication factor %d: want -1 (the broker's default) or at least 1", cfg.ReplicationFactor)
 	}
@@ -309,4 +325,24 @@ func validPolicy(p sgstream.Policy) bool {
 // topic.
 func (cfg *Config) usesDeadLetter() bool {
 	return engine.UsesDeadLetter(cfg.Deserialization, cfg.Processing, cfg.InvalidTime)
+}
+
+// applyStoreMemory gives every Pebble store of the engine one memory budget
+// of StoreMemoryBytes, in a copy of cfg.Pebble (the caller's is not
+// changed).
+func (cfg *Config) applyStoreMemory() error {
+	if cfg.StoreMemoryBytes == 0 {
+		return nil
+	}
+	b, err := sgstate.NewMemoryBudget(cfg.StoreMemoryBytes, cfg.Logger)
+	if err != nil {
+		return fmt.Errorf("%w: %w (--store-memory-bytes)", ErrConfig, err)
+	}
+	var p sgstate.PebbleOptions
+	if cfg.Pebble != nil {
+		p = *cfg.Pebble
+	}
+	p.Budget = b
+	cfg.Pebble = &p
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -73,5 +74,27 @@ func TestParseGuarantee(t *testing.T) {
 	}
 	if _, err := ParseGuarantee("exactly_once"); err == nil {
 		t.Error("ParseGuarantee accepted exactly_once (the removed v1 guarantee)")
+	}
+}
+
+// TestStoreMemoryBytes checks that New gives the stores one budget, in a
+// copy of the caller's Pebble options, and rejects a budget too small.
+func TestStoreMemoryBytes(t *testing.T) {
+	tp, err := sgstream.NewTopology("demo", countBuild("in", "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := &sgstate.PebbleOptions{BloomBitsPerKey: 5}
+	e, err := New(tp, Config{Brokers: []string{"127.0.0.1:1"}, StoreMemoryBytes: 256 << 20, Pebble: own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.Config().Pebble
+	if p == own || p.Budget == nil || p.Budget.Bytes() != 256<<20 || p.BloomBitsPerKey != 5 || own.Budget != nil {
+		t.Fatalf("pebble options = %+v (caller's %+v)", p, own)
+	}
+	_, err = New(tp, Config{Brokers: []string{"127.0.0.1:1"}, StoreMemoryBytes: 1 << 20})
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "below the minimum of 33554432 (32 MiB) (--store-memory-bytes") {
+		t.Fatalf("New with a 1 MiB budget = %v", err)
 	}
 }

@@ -147,6 +147,9 @@ func New(topology *sgstream.Topology, cfg Config) (*Engine, error) {
 		// the topology must be rebuilt under the overriding id.
 		return nil, fmt.Errorf("%w: topology was built for application id %q, engine configured with %q", ErrConfig, tp.AppID(), cfg.ApplicationID)
 	}
+	if err := cfg.applyStoreMemory(); err != nil {
+		return nil, err
+	}
 	e := &Engine{tp: tp, cfg: cfg, log: cfg.Logger, restored: map[engine.TaskID]int64{}}
 	e.met = newEngineMetrics(e)
 	if cfg.Metrics != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // TestKfakeCountAndWindowedMatchDriver runs a count and a windowed count
-// exactly-once on kfake with two partitions and compares the committed
+// exactly-once on kfake with two partitions (and with a store memory
+// budget) and compares the committed
 // output with the test driver's over the same input.
 func TestKfakeCountAndWindowedMatchDriver(t *testing.T) {
 	for _, c := range []struct {
@@ -17,11 +18,14 @@ func TestKfakeCountAndWindowedMatchDriver(t *testing.T) {
 		decode func(k, v []byte) (string, string)
 		guar   Guarantee
 		work   int
+		mem    int64 // StoreMemoryBytes
 	}{
-		{"count-eos", countBuild, decodeCount, ExactlyOnceV2, 1},
-		{"count-alos", countBuild, decodeCount, AtLeastOnce, 1},
-		{"windowed-eos", windowedBuild, decodeWindowedCount, ExactlyOnceV2, 1},
-		{"count-eos-3-workers", countBuild, decodeCount, ExactlyOnceV2, 3},
+		{"count-eos", countBuild, decodeCount, ExactlyOnceV2, 1, 0},
+		{"count-alos", countBuild, decodeCount, AtLeastOnce, 1, 0},
+		{"windowed-eos", windowedBuild, decodeWindowedCount, ExactlyOnceV2, 1, 0},
+		{"count-eos-3-workers", countBuild, decodeCount, ExactlyOnceV2, 3, 0},
+		// The smallest budget, shared by the stores of 4 tasks.
+		{"windowed-eos-budget", windowedBuild, decodeWindowedCount, ExactlyOnceV2, 1, 32 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			brokers := newFake(t)
@@ -34,7 +38,7 @@ func TestKfakeCountAndWindowedMatchDriver(t *testing.T) {
 			recs := inputRecords("in", 300, 7)
 			produce(t, brokers, 4, recs)
 			r := startEngine(t, tp, Config{Brokers: brokers, StateDir: t.TempDir(), Guarantee: c.guar,
-				CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond, Workers: c.work})
+				CommitInterval: 50 * time.Millisecond, IdleExit: 300 * time.Millisecond, Workers: c.work, StoreMemoryBytes: c.mem})
 			if err := r.wait(t, 60*time.Second); err != nil {
 				t.Fatal(err)
 			}

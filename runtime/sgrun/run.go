@@ -25,6 +25,7 @@ import (
 
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/runtime/sgkafka"
+	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 )
 
@@ -63,6 +64,7 @@ type runFlags struct {
 	guarantee                      sgkafka.Guarantee
 	commitInterval                 time.Duration
 	cacheBytes                     int64
+	storeMemoryBytes               int64
 	workers                        int
 	standbyReplicas                int
 	warmups                        warmupFlags
@@ -156,6 +158,11 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 		return nil, fmt.Errorf("streamgen: run: STREAMGEN_CACHE_BYTES: %v", err)
 	}
 	fs.Int64Var(&f.cacheBytes, "cache-bytes", cache, "record cache size in bytes, 0 disables (env STREAMGEN_CACHE_BYTES)")
+	storeMem, err := strconv.ParseInt(env("STORE_MEMORY_BYTES", "0"), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("streamgen: run: STREAMGEN_STORE_MEMORY_BYTES: %v", err)
+	}
+	fs.Int64Var(&f.storeMemoryBytes, "store-memory-bytes", storeMem, "one budget in bytes for the block cache and memtables of all state stores, 0 for none (env STREAMGEN_STORE_MEMORY_BYTES; see docs/operations.md)")
 	workers, err := strconv.Atoi(env("WORKERS", "1"))
 	if err != nil {
 		return nil, fmt.Errorf("streamgen: run: STREAMGEN_WORKERS: %v", err)
@@ -216,6 +223,11 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	if f.workers < 1 {
 		return nil, fmt.Errorf("streamgen: run: --workers %d: want at least 1", f.workers)
 	}
+	if f.storeMemoryBytes != 0 {
+		if err := sgstate.CheckMemoryBudget(f.storeMemoryBytes); err != nil {
+			return nil, fmt.Errorf("streamgen: run: --store-memory-bytes %d: %v (0 for no budget)", f.storeMemoryBytes, err)
+		}
+	}
 	if f.errorPolicies, err = f.policies.resolve(); err != nil {
 		return nil, err
 	}
@@ -257,7 +269,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	defer qs.Stop()
 	cfg := sgkafka.Config{
 		Brokers: brokers, ApplicationID: f.appID, StateDir: f.stateDir, Guarantee: f.guarantee,
-		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, Workers: f.workers,
+		CommitInterval: f.commitInterval, CacheMaxBytes: f.cacheBytes, StoreMemoryBytes: f.storeMemoryBytes, Workers: f.workers,
 		GroupInstanceID: f.groupInstanceID, GroupProtocol: f.groupProtocol, SessionTimeout: f.sessionTimeout, StandbyReplicas: f.standbyReplicas, Rack: f.rack,
 		MaxWarmupReplicas: f.warmups.max, AcceptableRecoveryLag: f.warmups.lag, ProbingRebalanceInterval: f.warmups.interval,
 		Logger: slogger, ClientOpts: sec,
@@ -286,7 +298,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 	ec := e.Config()
 	slogger.Info("starting", "application_id", ec.ApplicationID, "brokers", strings.Join(brokers, ","),
 		"guarantee", ec.Guarantee.String(), "commit_interval", ec.CommitInterval.String(), "state_dir", ec.StateDir,
-		"workers", ec.Workers, "standby_replicas", ec.StandbyReplicas, "cache_bytes", ec.CacheMaxBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
+		"workers", ec.Workers, "standby_replicas", ec.StandbyReplicas, "cache_bytes", ec.CacheMaxBytes, "store_memory_bytes", ec.StoreMemoryBytes, "tls", len(sec) > 0, "sasl_mechanism", f.saslMech)
 	if f.input != "" {
 		n, err := produceInput(ctx, brokers, sec, writingCodecs(app, bindWrites), f.input)
 		if err != nil {

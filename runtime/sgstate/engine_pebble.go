@@ -80,6 +80,10 @@ type pebbleEngine struct {
 	lastCP     []byte
 	flushed    <-chan struct{}
 	flushAsked time.Time
+
+	// mem counts the memtable bytes written since the last flush for the
+	// store's MemoryBudget (PebbleOptions.Budget), if it has one.
+	mem budgetCount
 }
 
 // maxUnflushedAge bounds how old the newest durable commit of a store
@@ -93,21 +97,28 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	var mem budgetCount
+	if o.Budget != nil {
+		o.Cache, o.MemTableSize = o.Budget.join()
+		mem = budgetCount{b: o.Budget, size: o.MemTableSize}
+	}
 	db, err := pebble.Open(dir, o.pebbleOptions(logger))
 	if err != nil {
+		mem.leave()
 		return nil, fmt.Errorf("streamgen: state store %q: open pebble: %w", name, err)
 	}
 	// With a WAL, always a synced commit: it is the only way to make Pebble
 	// write the batch to its WAL file before Commit returns (NoSync leaves
 	// it in a 32 KiB in-process buffer, lost with the process). Unless
 	// o.Sync, the WAL's fsync is skipped (walWriteThroughFS).
-	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: !o.wal(), flushAsked: time.Now()}
+	e := &pebbleEngine{db: db, wo: pebble.Sync, overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: !o.wal(), flushAsked: time.Now(), mem: mem}
 	if e.noWAL {
 		e.wo = pebble.NoSync
 	}
 	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
 		e.dropIter() // its scan may have left the kept iterator open
 		db.Close()
+		mem.leave()
 		return nil, err
 	}
 	return e, nil
@@ -382,6 +393,9 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
 	e.unflushed = true
+	if e.mem.add(b) {
+		return e.startFlush()
+	}
 	return nil
 }
 
@@ -453,6 +467,11 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 	if cp != nil {
 		e.lastCP = enc
 	}
+	if e.mem.add(b) {
+		// Over the store's share of its memory budget: a flush like that of
+		// a full memtable, which carries this commit's checkpoint.
+		return e.startFlush()
+	}
 	if time.Since(e.flushAsked) >= maxUnflushedAge {
 		return e.flushIdle()
 	}
@@ -467,11 +486,17 @@ func (e *pebbleEngine) flushIdle() error {
 	if !e.noWAL || !e.unflushed {
 		return nil
 	}
+	return e.startFlush()
+}
+
+// startFlush asks Pebble to flush the memtable and does not wait for it.
+func (e *pebbleEngine) startFlush() error {
 	ch, err := e.db.AsyncFlush()
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble flush: %w", err)
 	}
 	e.flushed, e.unflushed, e.flushAsked = ch, false, time.Now()
+	e.mem.bytes = 0
 	return nil
 }
 
@@ -517,7 +542,9 @@ func (e *pebbleEngine) close() error {
 	// Without a WAL, Pebble's Close drops the memtable: flush it, so that a
 	// store closed cleanly reopens at its last commit.
 	ferr := e.waitFlushed()
-	if err := errors.Join(ferr, e.db.Close()); err != nil {
+	cerr := e.db.Close()
+	e.mem.leave()
+	if err := errors.Join(ferr, cerr); err != nil {
 		return fmt.Errorf("streamgen: pebble close: %w", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package sgstate
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,11 @@ import (
 // TestKillNineChild, which does nothing without it.
 const killChildEnv = "STREAMGEN_SGSTATE_KILL_CHILD"
 
+// killBudgetEnv, set, makes the child open its store under a memory budget
+// shared with 40 idle stores, small enough that the store flushes for the
+// budget every few hundred commits, and commit without idle commits.
+const killBudgetEnv = "STREAMGEN_SGSTATE_KILL_BUDGET"
+
 // TestKillNineChild is the process killed by TestKillNineReopensAtAFlushedCommit:
 // on a Pebble store without a WAL (the default) it commits transaction
 // after transaction, each writing key n = i, key k<i> and checkpoint t/0 =
@@ -28,7 +34,13 @@ func TestKillNineChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestKillNineReopensAtAFlushedCommit")
 	}
-	s := NewPebbleKeyValue("kv", &PebbleOptions{MemTableSize: 1 << 20})
+	opts, idleEvery := &PebbleOptions{MemTableSize: 1 << 20}, int64(50)
+	if os.Getenv(killBudgetEnv) != "" {
+		// No idle commits: the flushes are the budget's (and those of
+		// maxUnflushedAge).
+		opts, idleEvery = budgetWithIdleStores(t, filepath.Dir(dir), 40), math.MaxInt64
+	}
+	s := NewPebbleKeyValue("kv", opts)
 	initStore(t, s, dir, nil)
 	tx := s.(Transactional)
 	for i := int64(1); ; i++ {
@@ -36,7 +48,7 @@ func TestKillNineChild(t *testing.T) {
 		mustNoErr(t, s.Put(fmt.Appendf(nil, "k%08d", i), make([]byte, 100)))
 		cp := map[string]int64{"t/0": i}
 		mustNoErr(t, tx.Commit(cp))
-		if i%50 == 0 {
+		if i%idleEvery == 0 {
 			mustNoErr(t, tx.Commit(cp))
 		}
 		if i == 400 {
@@ -55,13 +67,26 @@ func TestKillNineChild(t *testing.T) {
 // kill, which is what restoration counts on (it replays the changelog past
 // the checkpoint).
 func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
+	killRounds(t)
+}
+
+// TestKillNineUnderAMemoryBudget is TestKillNineReopensAtAFlushedCommit
+// with the flushes a memory budget asks for in place of the idle ones: the
+// store must reopen at the commit one of them ended with.
+func TestKillNineUnderAMemoryBudget(t *testing.T) {
+	killRounds(t, killBudgetEnv+"=1")
+}
+
+// killRounds runs TestKillNineReopensAtAFlushedCommit's rounds with the
+// child's environment extended by env.
+func killRounds(t *testing.T, env ...string) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	for round, after := range []int{0, 37, 600, 3000} {
 		dir := filepath.Join(t.TempDir(), "kv")
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
+		cmd.Env = append(append(os.Environ(), killChildEnv+"="+dir), env...)
 		out, err := cmd.StdoutPipe()
 		mustNoErr(t, err)
 		mustNoErr(t, cmd.Start())
@@ -89,6 +114,21 @@ func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
 		}
 		t.Logf("round %d: flushed %d, killed after commit %d or later, reopened at %d", round, flushed, last, cp)
 	}
+}
+
+// budgetWithIdleStores returns options with a minimal memory budget that
+// n idle stores, opened under dir, share.
+func budgetWithIdleStores(t *testing.T, dir string, n int) *PebbleOptions {
+	b, err := NewMemoryBudget(MinStoreMemoryBytes, nil)
+	mustNoErr(t, err)
+	opts := &PebbleOptions{Budget: b}
+	for i := range n {
+		initStore(t, NewPebbleKeyValue("idle", opts), filepath.Join(dir, fmt.Sprintf("idle%d", i)), nil)
+	}
+	if b.flushAt(minBudgetMemTableSize) == 0 {
+		t.Fatal("the budget would not make the store flush")
+	}
+	return opts
 }
 
 // reopenCounted opens the store in dir and returns its checkpoint t/0, its

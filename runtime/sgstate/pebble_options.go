@@ -66,6 +66,12 @@ type PebbleOptions struct {
 	// fails with ErrSchemaMismatch. Empty disables the check (and records
 	// nothing).
 	Fingerprint string
+	// Budget, when set, bounds the block cache and memtables of every
+	// store that shares it (see MemoryBudget): it provides the cache and
+	// sizes MemTableSize, so Cache and MemTableSize (here and in Pebble)
+	// must be left unset. Default nil: the process cache and
+	// MemTableSize.
+	Budget *MemoryBudget
 	// Pebble is passed through for settings not covered here. It is cloned;
 	// the fields above and the defaults only fill what it leaves zero
 	// (Cache/CacheSize, MemTableSize, FilterPolicy of each level,
@@ -89,6 +95,14 @@ func (o *PebbleOptions) Validate() error {
 	var errs []error
 	if o.MemTableSize != 0 && o.MemTableSize < 1<<20 {
 		errs = append(errs, fmt.Errorf("streamgen: pebble options: memtable size %d is below 1 MiB", o.MemTableSize))
+	}
+	if o.Budget != nil {
+		if o.Cache != nil || o.MemTableSize != 0 {
+			errs = append(errs, errors.New("streamgen: pebble options: a memory budget sets the cache and memtable size: leave Cache and MemTableSize unset"))
+		}
+		if p := o.Pebble; p != nil && (p.Cache != nil || p.CacheSize != 0 || p.MemTableSize != 0) {
+			errs = append(errs, errors.New("streamgen: pebble options: a memory budget sets the cache and memtable size: leave Pebble.Cache, Pebble.CacheSize and Pebble.MemTableSize unset"))
+		}
 	}
 	if o.BloomBitsPerKey > 64 {
 		errs = append(errs, fmt.Errorf("streamgen: pebble options: bloom bits per key %d, want at most 64", o.BloomBitsPerKey))
