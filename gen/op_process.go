@@ -49,7 +49,11 @@ func (g *topoGen) addStateStore(n *spec.Node, st *spec.Store) {
 		k.add("InMemory", jen.True())
 	}
 	if st.Logged {
+		// A process step's store holds whatever bytes its processor
+		// writes, which Kafka Streams did not write the same way: its
+		// changelog carries streamgen's layout marker.
 		k.add("Logged", jen.True())
+		k.add("OwnLayout", jen.True())
 	}
 	if st.Retention != 0 {
 		k.add("Retention", durationLit(st.Retention))

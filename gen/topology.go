@@ -154,6 +154,42 @@ func (g *topoGen) node(n *spec.Node) {
 		return
 	}
 	emit(g, n)
+	g.markOwnLayout(n)
+}
+
+// markOwnLayout declares streamgen's own changelog layout for the DSL stores
+// of n whose keys or values are msgpack records: Kafka Streams wrote such a
+// store with its own serde, so a takeover cannot read it, and the runtime
+// refuses its changelog unless streamgen wrote it (sgstream.MarkOwnLayout).
+// Tables read from a topic are not marked: they hold the topic's bytes, as
+// Kafka Streams' source tables do. Stores the runtime always lays out its
+// own way (suppress buffers, the outer join's store, subscriptions) are
+// marked there.
+func (g *topoGen) markOwnLayout(n *spec.Node) {
+	var stores []*spec.Store
+	switch n.Op {
+	case spec.OpToTable, spec.OpCount, spec.OpReduce, spec.OpAggregate, spec.OpCogroup, spec.OpJoin:
+		stores = append(stores, n.Store)
+	}
+	if n.Join != nil {
+		stores = append(stores, n.Join.ThisStore, n.Join.OtherStore)
+	}
+	for _, st := range stores {
+		if st != nil && (holdsRecord(st.Key) || holdsRecord(st.Value)) {
+			g.add(jen.Qual(pathSgstream, "MarkOwnLayout").Call(jen.Id("b"), g.m.storeName(st)))
+		}
+	}
+}
+
+// holdsRecord reports whether t's bytes are a msgpack record, alone or
+// inside a windowed key.
+func holdsRecord(t *spec.Type) bool {
+	for ; t != nil; t = t.Elem {
+		if t.Kind == spec.KindRecord {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *topoGen) errorf(pos spec.Pos, format string, args ...any) {

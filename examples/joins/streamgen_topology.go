@@ -42,6 +42,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Left:  serdes.Msgpack[Order](),
 		Right: serdes.Msgpack[Payment](),
 	})
+	sgstream.MarkOwnLayout(b, "orders-payments-this")
+	sgstream.MarkOwnLayout(b, "orders-payments-other")
 	sgstream.To(paidOrdersPayments, "paid", "paid-orders", sgstream.SinkConfig[string, *PaidOrder]{
 		Key:   serdes.String,
 		Value: serdes.Msgpack[PaidOrder](),

@@ -40,6 +40,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Retention: 24 * time.Hour,
 	})
 	summariesAggregate4 := sgstream.AggregateWindowed(summariesWindowedBy3, "summaries.aggregate4", orderSummaryStore.Name(), sgstream.EmitOnUpdate, NewSummary, AddOrder, serdes.Msgpack[OrderSummary]())
+	sgstream.MarkOwnLayout(b, orderSummaryStore.Name())
 	summariesToStream5 := sgstream.ToStream(summariesAggregate4, "summaries.to_stream5")
 	sgstream.To(summariesToStream5, "summaries", "order-summaries", sgstream.SinkConfig[sgstream.Windowed[string], *OrderSummary]{
 		Key: sgstream.TimeWindowedSerde[string]{

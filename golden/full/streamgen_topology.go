@@ -36,10 +36,11 @@ func BuildTopology(b *sgstream.Builder) {
 		strings.ToUpper(key)
 	})
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
-		Name:     dedupStore.Name(),
-		Kind:     sgstream.KeyValueStore,
-		InMemory: true,
-		Logged:   true,
+		Name:      dedupStore.Name(),
+		Kind:      sgstream.KeyValueStore,
+		InMemory:  true,
+		Logged:    true,
+		OwnLayout: true,
 	})
 	valid := sgstream.ProcessValues(validPeek4, "valid", NewDedup, []string{dedupStore.Name()})
 	sized := sgstream.Split(valid, "sized", []sgstream.Branch[string, *Order]{{
@@ -70,6 +71,7 @@ func BuildTopology(b *sgstream.Builder) {
 	totals := sgstream.Aggregate(byUser, "totals", userTotalsStore.Name(), func() *Stats {
 		return &Stats{}
 	}, AddOrder, serdes.Msgpack[Stats]())
+	sgstream.MarkOwnLayout(b, userTotalsStore.Name())
 	totalsOutToStream1 := sgstream.ToStream(totals, "totals-out.to_stream1")
 	sgstream.To(totalsOutToStream1, "totals-out", "user-totals", sgstream.SinkConfig[string, *Stats]{
 		Key:   serdes.String,
@@ -96,13 +98,16 @@ func BuildTopology(b *sgstream.Builder) {
 		Retention: time.Hour,
 	})
 	sgstream.ReduceWindowed(hoppingWindowedBy1, "hopping", hoppingStore.Name(), sgstream.EmitOnUpdate, LatestOrder)
+	sgstream.MarkOwnLayout(b, hoppingStore.Name())
 	slidingWindowedBy1 := sgstream.WindowedBySliding(byUser, "sliding.windowed_by1", sgstream.SlidingWindows{
 		TimeDifference: 10 * time.Minute,
 		Grace:          time.Minute,
 	})
 	sgstream.AggregateWindowed(slidingWindowedBy1, "sliding", slidingStore.Name(), sgstream.EmitOnUpdate, NewStats, AddOrder, serdes.Msgpack[Stats]())
+	sgstream.MarkOwnLayout(b, slidingStore.Name())
 	sessionsWindowedBy1 := sgstream.WindowedBySession(byUser, "sessions.windowed_by1", sgstream.SessionWindows{Gap: 30 * time.Minute})
 	sessionsAggregate2 := sgstream.AggregateSession(sessionsWindowedBy1, "sessions.aggregate2", sessionStore.Name(), sgstream.EmitOnUpdate, NewStats, AddOrder, MergeStats, serdes.Msgpack[Stats]())
+	sgstream.MarkOwnLayout(b, sessionStore.Name())
 	sgstream.Suppress(sessionsAggregate2, "session-buffer", sgstream.SuppressConfig{
 		TimeLimit:         time.Minute,
 		MaxRecords:        1000,
@@ -125,8 +130,10 @@ func BuildTopology(b *sgstream.Builder) {
 	sgstream.AggregateTable(countryStatsUsersByCountry2, "country-stats", countryStatsStore.Name(), NewStats, AddUser, func(key string, value *User, agg *Stats) *Stats {
 		return SubUser(key, value, agg)
 	}, serdes.Msgpack[Stats]())
+	sgstream.MarkOwnLayout(b, countryStatsStore.Name())
 	latestUserUsersByCountry3 := sgstream.GroupByTable(users, "users-by-country-3", UserByCountry, serdes.String, serdes.Msgpack[User]())
 	sgstream.ReduceTable(latestUserUsersByCountry3, "latest-user", latestUserStore.Name(), PickUser, DropUser)
+	sgstream.MarkOwnLayout(b, latestUserStore.Name())
 	payments := sgstream.Source(b, "payments", sgstream.SourceConfig[string, *Payment]{
 		Topic:     "payments",
 		Key:       serdes.String,
@@ -146,6 +153,8 @@ func BuildTopology(b *sgstream.Builder) {
 		Left:  serdes.Msgpack[Order](),
 		Right: serdes.Msgpack[Payment](),
 	})
+	sgstream.MarkOwnLayout(b, "order-payments-this")
+	sgstream.MarkOwnLayout(b, "order-payments-other")
 	paidOrdersMapValues2 := sgstream.MapValues(paidOrdersOrderPayments, "paid-orders.map_values2", func(key string, value *Order) string {
 		return value.ID
 	})
@@ -173,6 +182,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Value: serdes.Msgpack[Enriched](),
 	})
 	orderTable := sgstream.ToTable(orders, "order-table", ordersByIDStore.Name(), serdes.String, serdes.Msgpack[Order]())
+	sgstream.MarkOwnLayout(b, ordersByIDStore.Name())
 	sgstream.JoinForeignKey(orderTable, users, "order-user", sgstream.InnerJoin, func(value *Order) string {
 		return value.UserID
 	}, sgstream.ValueJoiner(JoinUser), "", sgstream.ForeignKeySerdes[string, *Order, string, *Enriched]{
@@ -187,6 +197,7 @@ func BuildTopology(b *sgstream.Builder) {
 	ordersGrouped := sgstream.GroupByKey(valid, serdes.String, serdes.Msgpack[Order]())
 	paymentsGrouped := sgstream.GroupByKey(paymentsByOrder, serdes.String, serdes.Msgpack[Payment](), sgstream.RepartitionAs("payments-by-order-key"))
 	sgstream.CogroupWindowedAggregate(sgstream.CogroupWith(sgstream.Cogroup(ordersGrouped, AddOrderActivity), paymentsGrouped, AddPaymentActivity), "activity", activityStore.Name(), sgstream.TimeWindows{Size: time.Hour}, NewStats, serdes.Msgpack[Stats]())
+	sgstream.MarkOwnLayout(b, activityStore.Name())
 	itemsFlatMapValues1 := sgstream.FlatMapValues(valid, "items.flat_map_values1", Items)
 	itemsFlatMap2 := sgstream.FlatMap(itemsFlatMapValues1, "items.flat_map2", ItemsBySku)
 	itemsItemsBySku := sgstream.Repartition(itemsFlatMap2, "items-by-sku", 8, serdes.String, serdes.Msgpack[Item]())
@@ -200,6 +211,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Name:      "visits",
 		Kind:      sgstream.SessionStore,
 		Logged:    true,
+		OwnLayout: true,
 		Retention: 2 * time.Hour,
 		Custom:    NewVisitStore,
 	})

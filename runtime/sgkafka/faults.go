@@ -179,9 +179,9 @@ func (t transientError) Unwrap() []error {
 }
 
 // transient marks err as survivable unless it is fatal (permissions, a
-// fenced producer).
+// fenced producer, a changelog in a layout the store cannot read).
 func transient(err error) error {
-	if err == nil || isFatalKafka(err) {
+	if err == nil || isFatalKafka(err) || errors.Is(err, ErrChangelogLayout) {
 		return err
 	}
 	return transientError{err}

@@ -26,6 +26,9 @@ type restoring struct {
 	pos      int64
 	n        int64
 	done     bool
+	// own: the store keeps streamgen's own layout, so every record must
+	// carry the layout marker.
+	own bool
 }
 
 type restorer interface {
@@ -139,13 +142,38 @@ func (w *worker) restore(tasks []*task) error {
 				w.log.Warn("store cannot be restored (no Restorer); it starts from its local state", "task", tk.id.String(), "store", name)
 				continue
 			}
-			work = append(work, &restoring{tk: tk, store: name, topic: topic, key: key, st: st.(sgstate.Store), from: from, to: end, pos: from})
+			work = append(work, &restoring{tk: tk, store: name, topic: topic, key: key, st: st.(sgstate.Store), from: from, to: end, pos: from, own: w.e.ownLayout(name)})
 		}
 	}
 	if len(work) == 0 {
 		return nil
 	}
 	return w.consumeChangelogs(ctx, work)
+}
+
+// batch appends to dst the changelog records of recs that r restores, and
+// returns the offset to go on from. A record an own-layout store cannot
+// read stops it before anything of the batch is applied.
+func (r *restoring) batch(dst []sgstate.ChangelogRecord, recs []*kgo.Record) ([]sgstate.ChangelogRecord, int64, error) {
+	pos := r.pos
+	for _, rec := range recs {
+		if rec.Offset >= r.to {
+			// Everything visible below r.to came before this; the rest
+			// below it was aborted (its markers may lie beyond r.to).
+			return dst, r.to, nil
+		}
+		pos = rec.Offset + 1
+		if rec.Attrs.IsControl() {
+			continue
+		}
+		if r.own {
+			if err := checkLayout(r.store, r.tk.id, rec); err != nil {
+				return dst, pos, err
+			}
+		}
+		dst = append(dst, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+	}
+	return dst, pos, nil
 }
 
 func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error {
@@ -201,21 +229,9 @@ func (w *worker) consumeChangelogs(ctx context.Context, work []*restoring) error
 			if r == nil || r.done {
 				return
 			}
-			batch = batch[:0]
-			pos := r.pos
-			for _, rec := range fp.Records {
-				if rec.Offset >= r.to {
-					// Everything visible below r.to came before this;
-					// the rest below it was aborted (its markers may
-					// lie beyond r.to).
-					pos = r.to
-					break
-				}
-				pos = rec.Offset + 1
-				if rec.Attrs.IsControl() {
-					continue
-				}
-				batch = append(batch, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+			var pos int64
+			if batch, pos, perr = r.batch(batch[:0], fp.Records); perr != nil {
+				return
 			}
 			if err := applyChangelog(r.st.(restorer), batch, r.key, pos); err != nil {
 				perr = fmt.Errorf("streamgen: restoring store %q of task %s: %w", r.store, r.tk.id, err)

@@ -167,7 +167,7 @@ func (s *standbySet) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	parts := map[string]map[int32]kgo.Offset{}
-	byKey := map[string]restorer{}
+	byKey := map[string]standbyTarget{}
 	for id, st := range s.tasks {
 		cps, err := st.tk.checkpoints()
 		if err != nil {
@@ -190,7 +190,7 @@ func (s *standbySet) start() {
 				parts[topic] = map[int32]kgo.Offset{}
 			}
 			parts[topic][id.Partition] = off
-			byKey[key] = r
+			byKey[key] = standbyTarget{r: r, store: name, task: id, own: s.w.e.ownLayout(name)}
 		}
 	}
 	if len(parts) == 0 {
@@ -222,7 +222,7 @@ func (s *standbySet) stop() {
 }
 
 // tail applies changelog records to the standby stores until ctx ends.
-func (s *standbySet) tail(ctx context.Context, cl *kgo.Client, byKey map[string]restorer) {
+func (s *standbySet) tail(ctx context.Context, cl *kgo.Client, byKey map[string]standbyTarget) {
 	defer close(s.done)
 	defer cl.Close()
 	var batch []sgstate.ChangelogRecord
@@ -240,16 +240,18 @@ func (s *standbySet) tail(ctx context.Context, cl *kgo.Client, byKey map[string]
 				return
 			}
 			key := checkpointKey(fp.Topic, fp.Partition)
-			r := byKey[key]
-			if r == nil {
+			t, ok := byKey[key]
+			if !ok {
 				return
 			}
-			batch = batch[:0]
-			for _, rec := range fp.Records {
-				batch = append(batch, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+			var err error
+			if batch, err = t.batch(batch[:0], fp.Records); err != nil {
+				s.w.log.Warn("standby: not applying changelog", "task", t.task.String(), "store", t.store, "error", err.Error())
+				delete(byKey, key)
+				return
 			}
 			next := fp.Records[len(fp.Records)-1].Offset + 1
-			if err := applyChangelog(r, batch, key, next); err != nil {
+			if err := applyChangelog(t.r, batch, key, next); err != nil {
 				s.w.log.Warn("standby: applying changelog", "changelog", fp.Topic, "partition", fp.Partition, "error", err.Error())
 				delete(byKey, key)
 				return
@@ -259,6 +261,29 @@ func (s *standbySet) tail(ctx context.Context, cl *kgo.Client, byKey map[string]
 		})
 		s.mu.Unlock()
 	}
+}
+
+// standbyTarget is the standby store a changelog partition updates.
+type standbyTarget struct {
+	r     restorer
+	store string
+	task  engine.TaskID
+	own   bool // the store keeps streamgen's own layout (see checkLayout)
+}
+
+// batch appends to dst the records of recs the store applies; a record an
+// own-layout store cannot read stops the standby copy of the store, as it
+// stops an active task's restoration.
+func (t standbyTarget) batch(dst []sgstate.ChangelogRecord, recs []*kgo.Record) ([]sgstate.ChangelogRecord, error) {
+	for _, rec := range recs {
+		if t.own {
+			if err := checkLayout(t.store, t.task, rec); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+	}
+	return dst, nil
 }
 
 // applyChangelog writes a batch of changelog records into a store and

@@ -817,7 +817,10 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 	}
 	r := newRecord(key, value)
 	r.Topic, r.Partition, r.Timestamp = topic, partition, time.UnixMilli(ts)
-	if len(headers) > 0 {
+	switch {
+	case engine.IsLayoutMarker(headers):
+		r.Headers = layoutMarker
+	case len(headers) > 0:
 		r.Headers = make([]kgo.RecordHeader, len(headers))
 		for i, h := range headers {
 			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)}
@@ -848,6 +851,12 @@ func (w *worker) promise(r *kgo.Record, err error) {
 		}
 	}
 }
+
+// layoutMarker is engine.OwnLayoutHeaders as franz-go sends them: one
+// slice every marked changelog record shares (franz-go only reads a
+// record's headers, and recyclePooled drops the reference), so marking
+// allocates nothing per record.
+var layoutMarker = []kgo.RecordHeader{{Key: engine.LayoutHeader, Value: []byte(engine.LayoutVersion)}}
 
 // recordPool recycles the records the collector hands to franz-go, with
 // their key and value buffers: franz-go is done with a record once its

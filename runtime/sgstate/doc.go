@@ -66,6 +66,11 @@
 //
 // Changelog keys use Kafka Streams' binary layouts (see ChangelogRecord), so
 // changelog topics stay readable by and compatible with Java applications.
+// Stores whose values are in a layout of streamgen's own (buffers,
+// subscriptions, msgpack records) log the same way; the engine, which knows
+// which stores those are, adds a layout marker header to their changelog
+// records and refuses unmarked ones on restore, so stores stay unaware of
+// it.
 //
 // # Versioned on-disk state
 //

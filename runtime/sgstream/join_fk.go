@@ -205,7 +205,7 @@ func joinForeignKey[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name
 	// table, and the foreign join of right-table updates with their
 	// subscribers; on the left again, resolve responses into the result.
 	nodes := b.g.ForeignKeyJoin(name, l.info, r.info, l.lookupStore(), r.lookupStore(), store)
-	b.declareStore(StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true})
+	b.declareStore(StoreSpec{Name: j.subStore, Kind: KeyValueStore, Logged: true, OwnLayout: true})
 	l.to(&fkSubscriptionSend[K, V1, KO, V2, VR]{j: j})
 
 	recv := &fkSubscriptionReceive[K, V1, KO, V2, VR]{j: j, join: fkSubscriptionJoinForeign[K, V1, KO, V2, VR]{j: j, out: fkResponder[K, V1, KO, V2, VR]{j: j}}}

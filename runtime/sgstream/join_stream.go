@@ -86,7 +86,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	b.declareStore(thisSpec)
 	b.declareStore(window(otherName))
 	if kind != InnerJoin {
-		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true, OwnLayout: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}

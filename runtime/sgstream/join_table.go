@@ -41,7 +41,7 @@ func joinStreamTableOpts[K, V1, V2, VR any](s Stream[K, V1], t Table[K, V2], nam
 		b.errorf("join %q: table %q cannot be looked up; materialize it", name, t.info.Name)
 	}
 	if buf != nil {
-		b.addStore(info, StoreSpec{Name: buf.store, Kind: KeyValueStore, Logged: true})
+		b.addStore(info, StoreSpec{Name: buf.store, Kind: KeyValueStore, Logged: true, OwnLayout: true})
 	}
 	out, next := newStream[K, VR](b, info)
 	var g valueGetter[K, V2]

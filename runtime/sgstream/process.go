@@ -114,6 +114,21 @@ func (c *ProcessorContext[KOut, VOut]) TaskID() TaskID { return c.t.id }
 // name (Process's stores).
 func AddStateStore(b *Builder, spec StoreSpec) { b.declareStore(spec) }
 
+// MarkOwnLayout records that the store a DSL operator declared keeps keys
+// or values Kafka Streams would not have written the same way (msgpack
+// records), so its changelog carries streamgen's layout marker and a
+// changelog without it is refused on restore (see StoreSpec.OwnLayout).
+// The generator knows the store's types, the operator only its serdes,
+// hence a separate call after the operator's.
+func MarkOwnLayout(b *Builder, store string) {
+	spec, ok := b.stores[store]
+	if !ok {
+		b.errorf("store %q: marked as streamgen's own layout but never declared", store)
+		return
+	}
+	spec.OwnLayout = true
+}
+
 // Process runs a user processor on every record (KStream#process). The
 // processor may change the key, so generated code repartitions before a
 // later grouping or join. stores names the stores the processor may use;

@@ -79,7 +79,11 @@ func (d *testDriver) OpenStore(et engine.Task, spec *StoreSpec) (sgstate.Store, 
 func (t *task) StoreContext(spec *StoreSpec, logger *slog.Logger) *sgstate.StoreContext {
 	ctx := &sgstate.StoreContext{Logger: logger, RecordTimestamp: t.contextTimestamp, TimestampedValues: spec.Timestamped}
 	if spec.Logged && !t.id.IsGlobal() {
-		ctx.Changelog = &taskChangelog{t: t, topic: toponame.Changelog(t.topo.appID, spec.Name)}
+		c := &taskChangelog{t: t, topic: toponame.Changelog(t.topo.appID, spec.Name)}
+		if spec.OwnLayout {
+			c.headers = engine.OwnLayoutHeaders()
+		}
+		ctx.Changelog = c
 	}
 	return ctx
 }
@@ -99,12 +103,15 @@ func (t *task) contextTimestamp() int64 {
 type taskChangelog struct {
 	t     *task
 	topic string
+	// headers is the layout marker of an own-layout store (shared by all
+	// its records, tombstones included), nil for Kafka Streams' layouts.
+	headers []Header
 }
 
 func (c *taskChangelog) Log(key, value []byte, ts int64) {
 	// The collector copies what it keeps; a failed send surfaces at commit
 	// in the engine, and the driver's collector never fails.
-	_ = c.t.Send(c.topic, c.t.id.Partition, key, value, ts, nil, nil)
+	_ = c.t.Send(c.topic, c.t.id.Partition, key, value, ts, c.headers, nil)
 }
 
 // GlobalStore implements engine.GlobalStoreProvider: it returns the store of the

@@ -73,7 +73,7 @@ func Suppress[K, V any](t Table[K, V], name string, cfg SuppressConfig, bufferTi
 	}
 	// The buffer's store is <name>-store, as Kafka Streams names a named
 	// suppression's store, so its changelog is <app id>-<name>-store-changelog.
-	b.declareStore(StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true})
+	b.declareStore(StoreSpec{Name: suppressStoreName(name), Kind: KeyValueStore, Logged: true, OwnLayout: true})
 	sendOldValues(t)
 	p := &suppressor[K, V]{name: name, cfg: cfg, bufferTime: bufferTime, key: t.Key, value: t.Value}
 	if cfg.UntilWindowCloses {

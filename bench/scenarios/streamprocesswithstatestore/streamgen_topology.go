@@ -27,9 +27,10 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 	processPeek1 := sgstream.Peek(benchSrc1, "process.peek1", Count)
 	sgstream.AddStateStore(b, sgstream.StoreSpec{
-		Name:   kvStore.Name(),
-		Kind:   sgstream.KeyValueStore,
-		Logged: true,
+		Name:      kvStore.Name(),
+		Kind:      sgstream.KeyValueStore,
+		Logged:    true,
+		OwnLayout: true,
 	})
 	sgstream.ProcessValues(processPeek1, "process", NewKVProcessor, []string{kvStore.Name()})
 }

@@ -31,6 +31,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Name:       wsStore.Name(),
 		Kind:       sgstream.WindowStore,
 		Logged:     true,
+		OwnLayout:  true,
 		Retention:  3 * time.Second,
 		WindowSize: time.Second,
 	})

@@ -28,6 +28,7 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 	totalsOrdersByUser := sgstream.GroupByKey(jsonAggOrders, serdes.String, serdes.Msgpack[Order]())
 	totalsAggregate2 := sgstream.Aggregate(totalsOrdersByUser, "totals.aggregate2", totalsStore.Name(), NewTotals, AddOrder, serdes.Msgpack[UserTotals]())
+	sgstream.MarkOwnLayout(b, totalsStore.Name())
 	totalsToStream3 := sgstream.ToStream(totalsAggregate2, "totals.to_stream3")
 	sgstream.To(totalsToStream3, "totals", "json-agg.totals", sgstream.SinkConfig[string, *UserTotals]{
 		Key:   serdes.String,

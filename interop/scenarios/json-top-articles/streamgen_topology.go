@@ -35,11 +35,13 @@ func BuildTopology(b *sgstream.Builder) {
 		Grace: 23 * time.Hour,
 	})
 	topArticlesCount5 := sgstream.CountWindowed(topArticlesWindowedBy4, "top-articles.count5", viewCountsStore.Name(), sgstream.EmitOnUpdate)
+	sgstream.MarkOwnLayout(b, viewCountsStore.Name())
 	topArticlesIndustryViews := sgstream.GroupByTable(topArticlesCount5, "industry-views", WindowedIndustry, sgstream.TimeWindowedSerde[string]{
 		Inner: serdes.String,
 		Size:  time.Hour,
 	}, serdes.Msgpack[PageViewStats]())
 	topArticlesAggregate7 := sgstream.AggregateTable(topArticlesIndustryViews, "top-articles.aggregate7", allViewCountsStore.Name(), EmptyQueue, AddToQueue, RemoveFromQueue, serdes.Msgpack[ViewQueue]())
+	sgstream.MarkOwnLayout(b, allViewCountsStore.Name())
 	topArticlesMapValues8 := sgstream.MapValuesTable(topArticlesAggregate7, "top-articles.map_values8", TopPages, serdes.String)
 	topArticlesToStream9 := sgstream.ToStream(topArticlesMapValues8, "top-articles.to_stream9")
 	sgstream.To(topArticlesToStream9, "top-articles", "json-top-articles.TopNewsPerIndustry", sgstream.SinkConfig[sgstream.Windowed[string], string]{

@@ -49,6 +49,14 @@ type StoreSpec struct {
 	// with a layout of streamgen's own (suppress and join buffers,
 	// subscription stores) log their values whole.
 	Timestamped bool
+	// OwnLayout says the store's changelog is in a layout of streamgen's
+	// own, which Kafka Streams neither writes nor reads for a store of
+	// that name: suppress and join buffers, subscription stores, the outer
+	// join's store, stores of process steps, and stores whose keys or
+	// values are msgpack records. Its changelog records carry the layout
+	// marker (see LayoutHeader), and restoring it refuses records without
+	// one rather than reading another layout's bytes as its own.
+	OwnLayout bool
 }
 
 // StoreDir is the directory of a persistent store of task t under a state
