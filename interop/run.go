@@ -78,7 +78,19 @@ func Run(ctx context.Context, cfg Config, ss []*Scenario) (*Result, error) {
 	}
 	// Kept for -keep: what the Java consumer read, one canonical record a line.
 	_ = os.WriteFile(filepath.Join(cfg.Work, "consumed.jsonl"), out, 0o644)
-	return compare(cfg.Log, ss, out)
+	res, err := compare(cfg.Log, ss, out)
+	if err != nil {
+		return nil, err
+	}
+	if tk := takeovers(ss); len(tk) > 0 {
+		d, err := compareChangelogs(ctx, cfg.Log, cfg, adm, tk, run)
+		if err != nil {
+			return nil, err
+		}
+		res.Differences += d
+	}
+	fmt.Fprintf(cfg.Log, "interop: formats covered: %s\n", res.Formats)
+	return res, nil
 }
 
 func names(ss []*Scenario) []string {
