@@ -41,7 +41,9 @@ final class TakeoverScenarios {
   private TakeoverScenarios() {}
 
   static List<Scenario> all() {
-    return List.of(new Count(), new WindowedCount(), new Join(), new Session(), new StreamJoin());
+    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(),
+        new Session(), new StreamJoin(), new Count("takeover-back-count"),
+        new WindowedCount("takeover-back-windowed-count"));
   }
 
   /**
@@ -81,19 +83,30 @@ final class TakeoverScenarios {
     }
   }
 
-  /** takeover-count: Confluent's WordCount (a repartition by word, then count). */
+  /**
+   * takeover-count: Confluent's WordCount (a repartition by word, then count). takeover-back-count
+   * is the same topology on its own topics, taken over the other way round (Kafka Streams after
+   * the streamgen app).
+   */
   static final class Count implements Scenario {
-    static final String IN = "takeover-count.lines";
-    static final String OUT = "takeover-count.counts";
     static final String[] WORDS = {"kafka", "streams", "go", "state", "table", "window", "join",
         "topic", "offset", "commit", "store", "task"};
+    final String name;
+    final String input;
+    final String output;
+
+    Count(String name) {
+      this.name = name;
+      input = name + ".lines";
+      output = name + ".counts";
+    }
 
     public String name() {
-      return "takeover-count";
+      return name;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(output);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -114,19 +127,19 @@ final class TakeoverScenarios {
             line.append(w == 0 ? "" : " ").append(WORDS[r.nextInt(WORDS.length)].toUpperCase());
           }
           int n = h * 60 + i;
-          send(p, IN, base() + n * 1000L, "line-" + n, utf8(line.toString()));
+          send(p, input, base() + n * 1000L, "line-" + n, utf8(line.toString()));
         }
       }
       return 60;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+      b.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
           .flatMapValues(v -> Arrays.asList(v.toLowerCase().split(" ")))
           .groupBy((k, w) -> w, Grouped.with("words", Serdes.String(), Serdes.String()))
           .count(Materialized.as("word-counts"))
           .toStream()
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+          .to(output + suffix, Produced.with(Serdes.String(), Serdes.Long()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
@@ -138,18 +151,26 @@ final class TakeoverScenarios {
    * takeover-windowed-count: clicks per user in one-minute tumbling windows (ten minutes grace).
    * The second half goes on in time and also sends clicks three minutes late, into windows the
    * first half opened; no click is ever past the grace, so nothing depends on when stream time
-   * was last seen.
+   * was last seen. takeover-back-windowed-count is the same on its own topics, the other way
+   * round.
    */
   static final class WindowedCount implements Scenario {
-    static final String IN = "takeover-windowed-count.clicks";
-    static final String OUT = "takeover-windowed-count.per-minute";
+    final String name;
+    final String input;
+    final String output;
+
+    WindowedCount(String name) {
+      this.name = name;
+      input = name + ".clicks";
+      output = name + ".per-minute";
+    }
 
     public String name() {
-      return "takeover-windowed-count";
+      return name;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(output);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -169,20 +190,20 @@ final class TakeoverScenarios {
           if (h == 1 && i % 5 == 0) {
             ts -= Duration.ofMinutes(3).toMillis();
           }
-          send(p, IN, ts, "user" + r.nextInt(8), utf8("click-" + n));
+          send(p, input, ts, "user" + r.nextInt(8), utf8("click-" + n));
         }
       }
       return 60;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+      b.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
           .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
           .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(10)))
           .count(Materialized.as("clicks-per-minute"))
           .toStream()
           .map((k, v) -> KeyValue.pair(k.key() + "@" + k.window().start(), v))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+          .to(output + suffix, Produced.with(Serdes.String(), Serdes.Long()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
