@@ -83,6 +83,10 @@ final class TakeoverScenarios {
     }
   }
 
+  static JsonNode decodeText(byte[] value) {
+    return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+  }
+
   /**
    * takeover-count: Confluent's WordCount (a repartition by word, then count). takeover-back-count
    * is the same topology on its own topics, taken over the other way round (Kafka Streams after
@@ -267,7 +271,7 @@ final class TakeoverScenarios {
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
-      return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+      return decodeText(value);
     }
   }
 
@@ -391,7 +395,7 @@ final class TakeoverScenarios {
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
-      return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+      return decodeText(value);
     }
   }
 }
