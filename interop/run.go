@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, ss []*Scenario) (*Result, error) {
 		return nil, err
 	}
 	if tk := takeovers(ss); len(tk) > 0 {
-		if err := runFirstHalf(ctx, cfg, adm, tk, run); err != nil {
+		if err := runFirstHalf(ctx, cfg, adm, tk, bins, run); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +78,19 @@ func Run(ctx context.Context, cfg Config, ss []*Scenario) (*Result, error) {
 	}
 	// Kept for -keep: what the Java consumer read, one canonical record a line.
 	_ = os.WriteFile(filepath.Join(cfg.Work, "consumed.jsonl"), out, 0o644)
-	return compare(cfg.Log, ss, out)
+	res, err := compare(cfg.Log, ss, out)
+	if err != nil {
+		return nil, err
+	}
+	if tk := takeovers(ss); len(tk) > 0 {
+		d, err := compareChangelogs(ctx, cfg.Log, cfg, adm, tk, run)
+		if err != nil {
+			return nil, err
+		}
+		res.Differences += d
+	}
+	fmt.Fprintf(cfg.Log, "interop: formats covered: %s\n", res.Formats)
+	return res, nil
 }
 
 func names(ss []*Scenario) []string {
@@ -182,7 +194,8 @@ func javaOutput(ctx context.Context, cfg Config, args ...string) ([]byte, error)
 }
 
 // runBothSides starts every streamgen app and the twins, waits until both have committed
-// all input, and stops them. Caches are off on both sides, so every update is a record.
+// all input, and stops them. Caches are off on both sides, so every update is a record. A
+// reverse takeover's second half is Kafka Streams' (streams-as), in place of its app.
 func runBothSides(ctx context.Context, cfg Config, adm *kadm.Client, ss []*Scenario, bins map[string]string, run string) error {
 	logs := filepath.Join(cfg.Work, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
@@ -195,22 +208,23 @@ func runBothSides(ctx context.Context, cfg Config, adm *kadm.Client, ss []*Scena
 		}
 	}()
 	groups := map[string][]string{}
-	for _, s := range ss {
-		id := s.AppID + "-" + run
-		args := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", id,
-			"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0"}
-		if s.Registry {
-			// Auto-registration registers the schemas of the sides the app writes; the
-			// input subjects hold only what the Java producer registered.
-			args = append(args, "--registry", cfg.Registry, "--registry-auto-register", "true")
-		}
-		p, err := start(exec.Command(bins[s.Name], args...), filepath.Join(logs, s.Name+".log"), s.Name)
+	fwd, back := splitReverse(ss)
+	for _, s := range fwd {
+		p, err := startApp(cfg, s, bins[s.Name], run)
 		if err != nil {
 			return err
 		}
-		p.term = true
 		procs = append(procs, p)
-		groups[id] = s.consumed(id)
+		groups[s.AppID+"-"+run] = s.consumed(s.AppID + "-" + run)
+	}
+	if len(back) > 0 {
+		p, err := startStreamsAs(cfg, back, run, "kstreams-second", groups)
+		if err != nil {
+			return err
+		}
+		procs = append(procs, p)
+	}
+	for _, s := range ss {
 		groups["interop-"+s.Name+"-kstreams-"+run] = s.consumed("interop-" + s.Name + "-kstreams-" + run)
 	}
 	twin := javaCmd(context.Background(), cfg, append([]string{"streams", strings.Join(cfg.Brokers, ","), registryArg(cfg),
@@ -220,16 +234,44 @@ func runBothSides(ctx context.Context, cfg Config, adm *kadm.Client, ss []*Scena
 		return err
 	}
 	procs = append(procs, p)
-	fmt.Fprintf(cfg.Log, "interop: running %d streamgen apps and their Kafka Streams twins\n", len(ss))
+	fmt.Fprintf(cfg.Log, "interop: running %d streamgen apps, %d Kafka Streams takeovers and the twins\n", len(fwd), len(back))
 	if err := waitCommitted(ctx, adm, groups, procs, cfg.Timeout); err != nil {
 		return err
 	}
+	return stopAll(procs)
+}
+
+// startApp starts scenario s's streamgen app under its id for this run, on its own state
+// directory, logging to logs/<name>.log.
+func startApp(cfg Config, s *Scenario, bin, run string) (*proc, error) {
+	logs := filepath.Join(cfg.Work, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+	args := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", s.AppID + "-" + run,
+		"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0"}
+	if s.Registry {
+		// Auto-registration registers the schemas of the sides the app writes; the
+		// input subjects hold only what the Java producer registered.
+		args = append(args, "--registry", cfg.Registry, "--registry-auto-register", "true")
+	}
+	p, err := start(exec.Command(bin, args...), filepath.Join(logs, s.Name+".log"), s.Name)
+	if err != nil {
+		return nil, err
+	}
+	p.term = true
+	return p, nil
+}
+
+// stopAll stops every process, in order, and returns the first error.
+func stopAll(procs []*proc) error {
+	var first error
 	for _, p := range procs {
-		if err := p.stop(); err != nil {
-			return err
+		if err := p.stop(); err != nil && first == nil {
+			first = err
 		}
 	}
-	return nil
+	return first
 }
 
 // proc is a side of the run: a streamgen app or the twins' JVM, which stops when its

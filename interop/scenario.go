@@ -34,6 +34,9 @@ type Scenario struct {
 	// processes the first half of the input and stops; the streamgen app then takes over its
 	// group and state (see runFirstHalf).
 	Takeover bool `json:"takeover"`
+	// Reverse takeovers go the other way: the streamgen app processes the first half and
+	// stops, and Kafka Streams takes over its group and state (the way back to Kafka Streams).
+	Reverse bool `json:"reverse"`
 	// Registry is true when a topic uses a registry format, so the run needs a registry.
 	Registry bool `json:"-"`
 
@@ -120,6 +123,9 @@ func loadOne(root, dir, name string) (*Scenario, error) {
 			return nil, fmt.Errorf("interop: %s/scenario.json: output %q is not a topic of the spec", name, o)
 		}
 		s.Topics[o+TwinSuffix] = n
+	}
+	if s.Reverse && !s.Takeover {
+		return nil, fmt.Errorf("interop: %s/scenario.json: reverse is a kind of takeover (set takeover too)", name)
 	}
 	if len(s.Inputs) == 0 || len(s.Formats) == 0 {
 		return nil, fmt.Errorf("interop: %s/scenario.json: needs formats, and a spec with input topics", name)

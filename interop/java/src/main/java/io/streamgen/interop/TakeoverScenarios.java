@@ -21,7 +21,13 @@ import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * The takeover scenarios: a Kafka Streams application runs a topology under the streamgen app's
@@ -35,7 +41,9 @@ final class TakeoverScenarios {
   private TakeoverScenarios() {}
 
   static List<Scenario> all() {
-    return List.of(new Count(), new WindowedCount(), new Join());
+    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(),
+        new Session(), new StreamJoin(), new Count("takeover-back-count"),
+        new WindowedCount("takeover-back-windowed-count"));
   }
 
   /**
@@ -75,19 +83,34 @@ final class TakeoverScenarios {
     }
   }
 
-  /** takeover-count: Confluent's WordCount (a repartition by word, then count). */
+  static JsonNode decodeText(byte[] value) {
+    return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * takeover-count: Confluent's WordCount (a repartition by word, then count). takeover-back-count
+   * is the same topology on its own topics, taken over the other way round (Kafka Streams after
+   * the streamgen app).
+   */
   static final class Count implements Scenario {
-    static final String IN = "takeover-count.lines";
-    static final String OUT = "takeover-count.counts";
     static final String[] WORDS = {"kafka", "streams", "go", "state", "table", "window", "join",
         "topic", "offset", "commit", "store", "task"};
+    final String name;
+    final String input;
+    final String output;
+
+    Count(String name) {
+      this.name = name;
+      input = name + ".lines";
+      output = name + ".counts";
+    }
 
     public String name() {
-      return "takeover-count";
+      return name;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(output);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -108,19 +131,19 @@ final class TakeoverScenarios {
             line.append(w == 0 ? "" : " ").append(WORDS[r.nextInt(WORDS.length)].toUpperCase());
           }
           int n = h * 60 + i;
-          send(p, IN, base() + n * 1000L, "line-" + n, utf8(line.toString()));
+          send(p, input, base() + n * 1000L, "line-" + n, utf8(line.toString()));
         }
       }
       return 60;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+      b.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
           .flatMapValues(v -> Arrays.asList(v.toLowerCase().split(" ")))
           .groupBy((k, w) -> w, Grouped.with("words", Serdes.String(), Serdes.String()))
           .count(Materialized.as("word-counts"))
           .toStream()
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+          .to(output + suffix, Produced.with(Serdes.String(), Serdes.Long()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
@@ -132,18 +155,26 @@ final class TakeoverScenarios {
    * takeover-windowed-count: clicks per user in one-minute tumbling windows (ten minutes grace).
    * The second half goes on in time and also sends clicks three minutes late, into windows the
    * first half opened; no click is ever past the grace, so nothing depends on when stream time
-   * was last seen.
+   * was last seen. takeover-back-windowed-count is the same on its own topics, the other way
+   * round.
    */
   static final class WindowedCount implements Scenario {
-    static final String IN = "takeover-windowed-count.clicks";
-    static final String OUT = "takeover-windowed-count.per-minute";
+    final String name;
+    final String input;
+    final String output;
+
+    WindowedCount(String name) {
+      this.name = name;
+      input = name + ".clicks";
+      output = name + ".per-minute";
+    }
 
     public String name() {
-      return "takeover-windowed-count";
+      return name;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(output);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -163,20 +194,20 @@ final class TakeoverScenarios {
           if (h == 1 && i % 5 == 0) {
             ts -= Duration.ofMinutes(3).toMillis();
           }
-          send(p, IN, ts, "user" + r.nextInt(8), utf8("click-" + n));
+          send(p, input, ts, "user" + r.nextInt(8), utf8("click-" + n));
         }
       }
       return 60;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+      b.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
           .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
           .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(10)))
           .count(Materialized.as("clicks-per-minute"))
           .toStream()
           .map((k, v) -> KeyValue.pair(k.key() + "@" + k.window().start(), v))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+          .to(output + suffix, Produced.with(Serdes.String(), Serdes.Long()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
@@ -240,7 +271,131 @@ final class TakeoverScenarios {
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
-      return value == null ? NullNode.getInstance() : TextNode.valueOf(new String(value, StandardCharsets.UTF_8));
+      return decodeText(value);
+    }
+  }
+
+  /**
+   * takeover-session: plays per user counted in five-minute sessions (one hour grace). Per user,
+   * the first half plays at 0, 6 and 3 minutes (3 merges the sessions [0] and [6], leaving their
+   * tombstones in the changelog), then at 20 and 28; the second half plays at 24 (merging the
+   * first half's [20] and [28]), 10 (extending [0, 6]), 40 (a new session) and 8 (inside [0, 10]).
+   * Users start two seconds apart, so no two records share a timestamp; every late play is within
+   * the grace.
+   */
+  static final class Session implements Scenario {
+    static final String IN = "takeover-session.plays";
+    static final String OUT = "takeover-session.per-session";
+    static final long[][] MINUTES = {{0, 6, 3, 20, 28}, {24, 10, 40, 8}};
+    static final int USERS = 12;
+
+    public String name() {
+      return "takeover-session";
+    }
+
+    public List<String> outputs() {
+      return List.of(OUT);
+    }
+
+    public int produceFirst(Env env) throws Exception {
+      return plays(env, 0);
+    }
+
+    public int produce(Env env) throws Exception {
+      return plays(env, 1);
+    }
+
+    int plays(Env env, int h) throws Exception {
+      int n = 0;
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (long m : MINUTES[h]) {
+          for (int u = 0; u < USERS; u++) {
+            long ts = base() + u * 2_000L + Duration.ofMinutes(m).toMillis();
+            send(p, IN, ts, String.format("user%02d", u), utf8("play-" + h + "-" + n++));
+          }
+        }
+      }
+      return n;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      b.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
+          .groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
+          .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMinutes(5), Duration.ofHours(1)))
+          .count(Materialized.as("plays-per-session"))
+          .toStream()
+          .map((k, v) -> KeyValue.pair(k.key() + "@" + k.window().start() + "->" + k.window().end(), v))
+          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.Long()));
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      return decodeLong(topic, value);
+    }
+  }
+
+  /**
+   * takeover-stream-join: views and clicks of five ads, joined within five minutes (an inner
+   * join, one minute grace). Records alternate between the two topics every 15 seconds, one
+   * timestamp each, so each view joins about four clicks and the second half's first five
+   * minutes join first-half records. The join stores are named through StreamJoined's store
+   * suppliers as the streamgen app names them (NAME-this, NAME-other), retaining duplicates with
+   * the retention and window size Kafka Streams requires of join stores.
+   */
+  static final class StreamJoin implements Scenario {
+    static final String VIEWS = "takeover-stream-join.views";
+    static final String CLICKS = "takeover-stream-join.clicks";
+    static final String OUT = "takeover-stream-join.pairs";
+    static final String NAME = "views-clicks";
+
+    public String name() {
+      return "takeover-stream-join";
+    }
+
+    public List<String> outputs() {
+      return List.of(OUT);
+    }
+
+    public int produceFirst(Env env) throws Exception {
+      return events(env, 0);
+    }
+
+    public int produce(Env env) throws Exception {
+      return events(env, 1);
+    }
+
+    int events(Env env, int h) throws Exception {
+      try (KafkaProducer<String, byte[]> p = env.producer()) {
+        for (int i = 0; i < 40; i++) {
+          int n = h * 40 + i;
+          boolean view = n % 2 == 0;
+          send(p, view ? VIEWS : CLICKS, base() + n * 15_000L, "ad" + (n / 2) % 5,
+              utf8((view ? "view-" : "click-") + n));
+        }
+      }
+      return 40;
+    }
+
+    public void topology(StreamsBuilder b, Env env, String suffix) {
+      JoinWindows w = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1));
+      KStream<String, String> views = b.stream(VIEWS, Consumed.with(Serdes.String(), Serdes.String()));
+      KStream<String, String> clicks = b.stream(CLICKS, Consumed.with(Serdes.String(), Serdes.String()));
+      views.join(clicks, (v, c) -> v + "+" + c, w,
+              StreamJoined.<String, String, String>with(joinStore(NAME + "-this", w), joinStore(NAME + "-other", w))
+                  .withKeySerde(Serdes.String())
+                  .withValueSerde(Serdes.String())
+                  .withOtherValueSerde(Serdes.String())
+                  .withName(NAME))
+          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
+    }
+
+    /** A join store as KStreamImplJoin builds one, under the given name. */
+    static WindowBytesStoreSupplier joinStore(String name, JoinWindows w) {
+      return Stores.persistentWindowStore(name, Duration.ofMillis(w.size() + w.gracePeriodMs()),
+          Duration.ofMillis(w.size()), true);
+    }
+
+    public JsonNode decode(Env env, String topic, byte[] value) {
+      return decodeText(value);
     }
   }
 }
