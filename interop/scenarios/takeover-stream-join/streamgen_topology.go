@@ -37,7 +37,7 @@ func BuildTopology(b *sgstream.Builder) {
 		Before: 5 * time.Minute,
 		After:  5 * time.Minute,
 		Grace:  time.Minute,
-	}, Pair, sgstream.StreamJoinSerdes[string, string, string]{
+	}, sgstream.ValueJoiner(Pair), sgstream.StreamJoinSerdes[string, string, string]{
 		Key:   serdes.String,
 		Left:  serdes.String,
 		Right: serdes.String,
