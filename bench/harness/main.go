@@ -63,8 +63,8 @@ type config struct {
 	guarantees   []string
 	systems      []string
 	variant      variant // a second run of our side with extra args or env; name "": none
-	binDir       string // the scenario binaries, one per scenario name
-	javaCP       string // class path of bench/java; empty: no Kafka Streams
+	binDir       string  // the scenario binaries, one per scenario name
+	javaCP       string  // class path of bench/java; empty: no Kafka Streams
 	javaOpts     []string
 	faustPython  string // python of the Faust venv; empty: no Faust
 	faustScript  string

@@ -37,9 +37,9 @@ type result struct {
 	// StateDirBytes is the size of the state directory after the clean
 	// stop (the sum of its files' sizes); DistinctKeys the keys of the
 	// input(s) it holds state for. Both are zero for the limit.
-	StateDirBytes int64 `json:"state_dir_bytes,omitempty"`
-	DistinctKeys  int   `json:"distinct_keys,omitempty"`
-	Error          string   `json:"error,omitempty"`
+	StateDirBytes int64  `json:"state_dir_bytes,omitempty"`
+	DistinctKeys  int    `json:"distinct_keys,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 type report struct {
