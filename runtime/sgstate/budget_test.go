@@ -61,9 +61,6 @@ func memTableBytes(kvs []KeyValueStore) uint64 {
 // one memtable of the per-store target per store (a flush in flight); the
 // same load without a budget exceeds that bound, so the check can fail.
 func TestMemoryBudgetBoundsMemTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 48 stores")
-	}
 	load := budgetLoad{stores: 48, rounds: 60}
 	b, err := NewMemoryBudget(64<<20, nil)
 	mustNoErr(t, err)
