@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
+	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -41,4 +42,15 @@ func checkLayout(store string, task engine.TaskID, rec *kgo.Record) error {
 		"Nothing was processed. Reset the application (docs/operations.md, \"Resetting an application\"), or reset this store's state "+
 		"as docs/migrating-from-kafka-streams.md says",
 		ErrChangelogLayout, store, task, rec.Topic, rec.Partition, rec.Offset, engine.LayoutHeader)
+}
+
+// changelogRecord is rec as a store applies it, once the layout check an
+// own-layout store needs has passed: restoration and standbys share it.
+func changelogRecord(store string, task engine.TaskID, own bool, rec *kgo.Record) (sgstate.ChangelogRecord, error) {
+	if own {
+		if err := checkLayout(store, task, rec); err != nil {
+			return sgstate.ChangelogRecord{}, err
+		}
+	}
+	return sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()}, nil
 }

@@ -166,12 +166,11 @@ func (r *restoring) batch(dst []sgstate.ChangelogRecord, recs []*kgo.Record) ([]
 		if rec.Attrs.IsControl() {
 			continue
 		}
-		if r.own {
-			if err := checkLayout(r.store, r.tk.id, rec); err != nil {
-				return dst, pos, err
-			}
+		cr, err := changelogRecord(r.store, r.tk.id, r.own, rec)
+		if err != nil {
+			return dst, pos, err
 		}
-		dst = append(dst, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+		dst = append(dst, cr)
 	}
 	return dst, pos, nil
 }

@@ -276,12 +276,11 @@ type standbyTarget struct {
 // stops an active task's restoration.
 func (t standbyTarget) batch(dst []sgstate.ChangelogRecord, recs []*kgo.Record) ([]sgstate.ChangelogRecord, error) {
 	for _, rec := range recs {
-		if t.own {
-			if err := checkLayout(t.store, t.task, rec); err != nil {
-				return dst, err
-			}
+		cr, err := changelogRecord(t.store, t.task, t.own, rec)
+		if err != nil {
+			return dst, err
 		}
-		dst = append(dst, sgstate.ChangelogRecord{Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp.UnixMilli()})
+		dst = append(dst, cr)
 	}
 	return dst, nil
 }
