@@ -71,9 +71,14 @@ func (g *topoGen) joiner(n *spec.Node, v2 *spec.Type) jen.Code {
 	if rightMissing {
 		v2 = g.nulls.ptr(v2)
 	}
-	adapter := map[[2]bool]string{{true, false}: "OptionalLeft", {false, true}: "OptionalRight", {true, true}: "OptionalSides"}[[2]bool{leftMissing, rightMissing}]
-	if adapter == "" {
-		adapter = "ValueJoiner"
+	adapter := "ValueJoiner"
+	switch {
+	case leftMissing && rightMissing:
+		adapter = "OptionalSides"
+	case leftMissing:
+		adapter = "OptionalLeft"
+	case rightMissing:
+		adapter = "OptionalRight"
 	}
 	return jen.Qual(pathSgstream, adapter).Call(g.fn(n, n.Fn, g.signature(spec.RoleJoin, l.Key, v1, nil, v2, n.Value)))
 }
