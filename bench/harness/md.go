@@ -74,7 +74,7 @@ is what one run on one machine can show.
 		fmt.Fprintf(&b, "- variant %s: our side run again after each of its runs with extra flags `%s` and environment `%s`\n",
 			v.system(), strings.Join(v.args, " "), v.env.String())
 	}
-	b.WriteString("\n## Targets (issues #6 and #17)\n\n")
+	b.WriteString("\n## Targets (issue #17)\n\n")
 	b.WriteString(r.targets())
 	b.WriteString(`
 ## How it is measured
