@@ -11,6 +11,8 @@
 #
 # Environment:
 #   STREAMGEN_KAFKA_BROKERS  use this broker instead of starting one
+#   STREAMGEN_KAFKA_DIR      that broker's directory (scripts/kafka.sh), so that its CPU is not
+#                            counted as other work on the machine
 #   STREAMGEN_BENCH_WORK     keep state directories and logs here (default: a temporary directory)
 #   STREAMGEN_BENCH_FAUST=0  skip Faust
 # The broker runs with the JVM's normal JIT and G1 (scripts/kafka.sh's test defaults save CPU at
@@ -57,6 +59,9 @@ else
 fi
 
 broker_note="an existing broker (STREAMGEN_KAFKA_BROKERS)"
+# The broker's CPU is the benchmark's own, not other work on the machine: its pid
+# is known for a broker started here, or one whose directory STREAMGEN_KAFKA_DIR names.
+broker_pid=$(cat "${STREAMGEN_KAFKA_DIR:-/nonexistent}/broker.pid" 2>/dev/null || echo 0)
 if [[ -z ${STREAMGEN_KAFKA_BROKERS:-} ]]; then
 	export STREAMGEN_KAFKA_JVM_OPTS=${STREAMGEN_KAFKA_JVM_OPTS:--XX:TieredStopAtLevel=4 -XX:-UseSerialGC -XX:+UseG1GC}
 	export STREAMGEN_KAFKA_HEAP=${STREAMGEN_KAFKA_HEAP:-1g}
@@ -67,11 +72,12 @@ if [[ -z ${STREAMGEN_KAFKA_BROKERS:-} ]]; then
 	# shellcheck disable=SC2064 # expand now: the trap must stop this broker
 	trap "bash scripts/kafka.sh stop '$kdir' || true; rm -rf '$work'" EXIT
 	[[ -n ${STREAMGEN_BENCH_WORK:-} ]] && trap "bash scripts/kafka.sh stop '$kdir' || true" EXIT
+	broker_pid=$(cat "$kdir/broker.pid" 2>/dev/null || echo 0)
 	broker_note="Kafka $(tr -d ' \n' <scripts/kafka/VERSION), single node (KRaft) on 127.0.0.1 started by scripts/kafka.sh with heap $STREAMGEN_KAFKA_HEAP and JVM options \`$STREAMGEN_KAFKA_JVM_OPTS\` (the normal tiered JIT and G1 in place of the test broker's C1-only JIT and serial collector)"
 fi
 
 "$work/bin/harness" -bin-dir "$work/bin" -java-classpath "$javacp" \
 	-faust-python "$faust_py" -faust-script "$root/bench/faust/count.py" -faust-missing "$faust_missing" \
 	-work-dir "$work" -json bench/results.json -md docs/benchmarks.md -findings bench/findings.md \
-	-command "make bench${*:+ ARGS='$*'}" -broker-note "$broker_note" \
+	-command "make bench${*:+ ARGS='$*'}" -broker-note "$broker_note" -broker-pid "$broker_pid" \
 	-kafka-streams-version "$(tr -d ' \n' <scripts/kafka/VERSION)" "$@"

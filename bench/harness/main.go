@@ -82,6 +82,7 @@ type config struct {
 	mdOut        string
 	command      string // how the run was started, for the report
 	brokerNote   string // how the broker runs, for the report
+	brokerPID    int    // the broker process, whose CPU is the benchmark's own
 	streamsVer   string // the Kafka Streams version the Java side was built with
 }
 
@@ -141,6 +142,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.jsonOut, "json", "", "write the results here (bench/results.json)")
 	fs.StringVar(&c.mdOut, "md", "", "write the report here (docs/benchmarks.md)")
 	fs.StringVar(&c.command, "command", "make bench", "the command line to print in the report")
+	fs.IntVar(&c.brokerPID, "broker-pid", 0, "the broker's pid, so that its CPU does not count as other work on the machine (scripts/bench.sh passes the broker it starts)")
 	fs.StringVar(&c.brokerNote, "broker-note", "", "how the broker runs (printed in the report)")
 	fs.StringVar(&c.streamsVer, "kafka-streams-version", "", "the Kafka Streams version of the Java side (printed in the report; scripts/bench.sh passes scripts/kafka/VERSION)")
 	if err := fs.Parse(args); err != nil {

@@ -110,6 +110,11 @@ is what one run on one machine can show.
   every scenario is run a second time, right after its default run, with the extra flags (after the
   harness's own, so a repeated flag takes the variant's value) and environment, and reported as system
   streamgen+NAME next to the default run, e.g. a store memory budget.
+- **a loaded machine**: during each run the harness reads the CPU time of the whole machine (/proc/stat)
+  and subtracts its own, the broker's (when scripts/bench.sh started it) and the system under test's; what
+  remains, per second of the run, is the cores other work kept busy. Runs above ` + fmt.Sprintf("%.2f", loadedCores) + ` of a core are
+  named under the table as from a loaded machine: the load average cannot tell them, since the run and
+  the broker load the cores themselves.
 - **peak RSS** is the child's VmHWM from /proc just before it is stopped; **CPU s** is its user + system
   time from rusage, clean shutdown included.
 - **limit**: the same counting in a franz-go client with no stream processing at all: consume for

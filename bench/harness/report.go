@@ -89,6 +89,9 @@ func (r *report) table() string {
 				cpu(oCPU), cpu(kCPU), num(oFirst), num(kFirst), ratio(oFirst, kFirst))
 		}
 	}
+	if l := r.loadedRuns(); l != "" {
+		b.WriteString("\n" + l)
+	}
 	if st := r.stateRows(); st != "" {
 		b.WriteString("\n" + st)
 	}

@@ -37,9 +37,12 @@ type result struct {
 	// StateDirBytes is the size of the state directory after the clean
 	// stop (the sum of its files' sizes); DistinctKeys the keys of the
 	// input(s) it holds state for. Both are zero for the limit.
-	StateDirBytes int64  `json:"state_dir_bytes,omitempty"`
-	DistinctKeys  int    `json:"distinct_keys,omitempty"`
-	Error         string `json:"error,omitempty"`
+	StateDirBytes int64 `json:"state_dir_bytes,omitempty"`
+	DistinctKeys  int   `json:"distinct_keys,omitempty"`
+	// OtherCores is how many cores other work kept busy on average during
+	// the run (see cpuMeter); nil when /proc could not tell.
+	OtherCores *float64 `json:"other_cores,omitempty"`
+	Error      string   `json:"error,omitempty"`
 }
 
 type report struct {
@@ -408,6 +411,7 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	r.runs++
 	res := &result{Scenario: scenario, System: sys, Guarantee: g, Records: expect}
 	r.rep.results = append(r.rep.results, res)
+	meter := startMeter(r.cfg.brokerPID)
 	label := fmt.Sprintf("[%d/%d] %s %s %s", r.runs, r.total, scenario, sys, g)
 	r.logf("%s: %d records", label, expect)
 	defer r.cleanup(ctx, appID)
@@ -420,6 +424,9 @@ func (r *runner) measure(ctx context.Context, scenario, sys, g, appID string, ar
 	o := c.waitDone(r.cfg.timeout, expect, func(n int64) { r.logf("%s: %d/%d", label, n, expect) })
 	res.PeakRSSBytes = c.peakRSS()
 	res.CPUS = c.stop(time.Minute)
+	if o := meter.otherCores(res.CPUS); o >= 0 {
+		res.OtherCores = &o
+	}
 	res.StateDirBytes = dirBytes(r.cfg.stateDir(appID))
 	if !o.first.IsZero() {
 		res.FirstRecordMS = ms(o.first.Sub(c.started))
