@@ -184,7 +184,7 @@ topology:
   - name: priced
     from: scores
     steps:
-      - join: {with: prices, kind: left, fn: Price, value: int64}
+      - join: {fn: Price, with: prices, kind: left, value: int64}
       - to: out-b
   - name: plain-out
     from: plain

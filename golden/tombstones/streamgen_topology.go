@@ -108,7 +108,7 @@ var (
 	_ func() sgstream.Processor[string, *Level, string, string] = NewLevelProcessor
 	// streamgen.yaml:92:26: value_mapper of node "plain-out.map_values1"
 	_ func(key string, value int64) int64 = PlainHalve
-	// streamgen.yaml:87:46: joiner of node "priced.join1"
+	// streamgen.yaml:87:20: joiner of node "priced.join1"
 	_ func(key string, left int64, right *int64) int64 = Price
 	// streamgen.yaml:33:24: topic_chooser of node "routed"
 	_ func(key string, value *int64) string = Route
