@@ -261,7 +261,7 @@ type Topic struct {
 	// take primitive and enum values as pointers, nil being the tombstone.
 	// Without it the generator takes a stream topic's values as present.
 	Tombstones bool
-	Doc            string
+	Doc        string
 	// KeyFormat and ValueFormat are the wire formats of the key and the
 	// value (key_format, value_format): FormatDefault unless the spec names
 	// one. See formats.go.
