@@ -19,12 +19,22 @@ import (
 // carry nulls keep plain values. `filter: {not_null: true}` drops the nulls
 // and turns the stream back into plain values.
 //
+// A stream read from a topic declared `tombstones: true` carries nulls
+// from its source on; without the flag the generator takes a stream
+// topic's values as present (a tombstone still reaches the runtime, which
+// tracks it as ValueNull: user functions see the zero value, steps without
+// one keep it null).
+//
 // Only the steps whose user function sees the value (filter, map,
-// map_values, flat_map, flat_map_values, select_key, peek, foreach, split)
-// read the pointer-typed stream; every other operator reads it through
-// sgstream.NonNullable, which turns nil back into the runtime's ValueNull,
-// and its output, when it can carry nulls, goes back through
-// sgstream.Nullable. Neither adds a node to the topology.
+// map_values, flat_map, flat_map_values, select_key, peek, foreach, split,
+// a stream group_by's key selector, process and process_values, a sink's
+// topic chooser) read the pointer-typed stream; every other operator reads
+// it through sgstream.NonNullable, which turns nil back into the runtime's
+// ValueNull, and its output, when it can carry nulls, goes back through
+// sgstream.Nullable. Neither adds a node to the topology. Grouped and
+// windowed streams keep plain values: the aggregations whose functions
+// Kafka Streams hands a null (time and session windows) are called through
+// their sgstream ...Nullable forms, which read ValueNull (seesNull).
 
 // nullFlow is what the generator knows of null values in the topology.
 type nullFlow struct {
@@ -77,10 +87,11 @@ func (f *nullFlow) mayBeNull(n *spec.Node) bool {
 		return tableDeletes(n, anyInput)
 	}
 	switch n.Op {
-	case spec.OpSource, spec.OpJoin, spec.OpProcess, spec.OpProcessValues:
-		// A stream topic's values are taken as present (a null one still
-		// reaches the runtime as ValueNull); joiners and processors make
-		// new values.
+	case spec.OpSource:
+		// A stream topic's values are present unless it says otherwise.
+		return n.Topic != nil && n.Topic.Tombstones
+	case spec.OpJoin, spec.OpProcess, spec.OpProcessValues:
+		// Joiners and processors make new values.
 		return false
 	case spec.OpFilter:
 		return !n.NotNull && anyInput()
@@ -90,11 +101,16 @@ func (f *nullFlow) mayBeNull(n *spec.Node) bool {
 
 // tableDeletes reports whether a table node can emit deletes: every table
 // can, except the aggregations, whose rows are never null unless their
-// windows are sessions, which merge.
+// windows are sessions, which merge, or unless they reduce null values,
+// which a time-windowed reduce keeps as its first value and whose reducer
+// may return nil.
 func tableDeletes(n *spec.Node, anyInput func() bool) bool {
+	session := n.Window != nil && n.Window.Kind == spec.WindowSession
 	switch n.Op {
-	case spec.OpCount, spec.OpReduce, spec.OpAggregate, spec.OpCogroup:
-		return n.Window != nil && n.Window.Kind == spec.WindowSession
+	case spec.OpReduce:
+		return session || windowPassesNulls(n) && anyInput()
+	case spec.OpCount, spec.OpAggregate, spec.OpCogroup:
+		return session
 	case spec.OpMapValues, spec.OpSuppress:
 		return anyInput()
 	}
@@ -105,7 +121,24 @@ func tableDeletes(n *spec.Node, anyInput func() bool) bool {
 // generated code: it can carry nulls and its value type is not a record
 // (records are pointers already).
 func (f *nullFlow) pointer(n *spec.Node) bool {
-	return f.nullable[n] && n.Shape != spec.ShapeTable && scalarValue(n.Value)
+	return f.nullable[n] && n.Shape == spec.ShapeStream && scalarValue(n.Value)
+}
+
+// windowPassesNulls reports whether aggregation n hands null values to its
+// functions: Kafka Streams' time and session window aggregations skip only
+// null keys, while the plain aggregation and sliding windows skip null
+// values too (KStreamAggregate, KStreamReduce,
+// KStreamSlidingWindowAggregate).
+func windowPassesNulls(n *spec.Node) bool {
+	return n.Window != nil && n.Window.Kind != spec.WindowSliding
+}
+
+// seesNull reports whether the user functions of aggregation n see the
+// null values of its grouped or windowed input in (primitive or enum ones,
+// so they take a pointer and are called through an sgstream ...Nullable
+// operator).
+func (f *nullFlow) seesNull(n, in *spec.Node) bool {
+	return windowPassesNulls(n) && f.nullable[in] && scalarValue(in.Value)
 }
 
 // scalarValue reports whether values of t need a pointer to be null in Go:
@@ -132,8 +165,13 @@ func nativeNull(n *spec.Node) bool {
 	case spec.OpFilter, spec.OpFilterNot, spec.OpMapValues:
 		return !n.NotNull && n.Inputs[0].Shape == spec.ShapeStream
 	case spec.OpMap, spec.OpFlatMap, spec.OpFlatMapValues, spec.OpSelectKey, spec.OpPeek, spec.OpForeach, spec.OpSplit,
-		spec.OpBranch: // a branch is a value of its split's output
+		spec.OpBranch, // a branch is a value of its split's output
+		spec.OpProcess, spec.OpProcessValues:
 		return true
+	case spec.OpGroupBy:
+		return n.Inputs[0].Shape == spec.ShapeStream
+	case spec.OpTo:
+		return n.Sink != nil && n.Sink.Chooser != nil
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -66,12 +67,7 @@ topology:
 // pointer stream through NonNullable, and a not_null filter turns it back
 // into plain values.
 func TestNullableSignatures(t *testing.T) {
-	files, err := Generate(parseSpec(t, nullsSpec), Config{OmitVersionMarkers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(files[topologyFileName])
-	for _, want := range []string{
+	checkTopology(t, topologyOf(t, nullsSpec), []string{
 		`_ func(key sgstream.Windowed[string], value *int64) (string, *int64) = Rekey`,
 		`_ func(key string, value *int64) bool = KeepAll`,
 		`_ func(key string, value int64) int64 = Double`,
@@ -82,10 +78,35 @@ func TestNullableSignatures(t *testing.T) {
 		`sgstream.To(sgstream.NonNullable(sessions), "sessions-out", "out"`,
 		`sgstream.FilterNotNull(sgstream.NonNullable(sessions), "present.filter1")`,
 		`totalsToStream3 := sgstream.ToStream(totalsCount2, "totals.to_stream3")`,
-	} {
-		if !strings.Contains(src, want) {
-			t.Errorf("topology does not contain\n%s\n%s", want, src)
+	}, nil)
+}
+
+// topologyOf generates the topology file of spec source src.
+func topologyOf(t *testing.T, src string) string {
+	t.Helper()
+	files, err := Generate(parseSpec(t, src), Config{OmitVersionMarkers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(files[topologyFileName])
+}
+
+// checkTopology fails the test unless topology src contains every line of
+// want and none of unwanted.
+func checkTopology(t *testing.T, src string, want, unwanted []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(src, w) {
+			t.Errorf("topology does not contain\n%s", w)
 		}
+	}
+	for _, u := range unwanted {
+		if strings.Contains(src, u) {
+			t.Errorf("topology contains\n%s", u)
+		}
+	}
+	if t.Failed() {
+		t.Log(src)
 	}
 }
 
@@ -101,4 +122,45 @@ func TestNotNullFilterErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tc.step, err, tc.want)
 		}
 	}
+}
+
+// On a stream topic declared `tombstones: true`, every function Kafka
+// Streams hands a null value takes a pointer: the stateless steps, a
+// group_by's key selector, a topic chooser, a processor, and the
+// aggregator or reducer of time and session windows (cogroup inputs too),
+// and a mapper after a windowed reduce, whose rows such a reducer can
+// delete. Where Kafka drops the null first (a plain or sliding aggregation, a
+// join's stream side) and on a topic without the flag, values stay plain.
+// The spec is golden/tombstones', whose user functions compile against the
+// generated assertions.
+func TestTombstonesTopicSignatures(t *testing.T) {
+	src, err := os.ReadFile("../golden/tombstones/streamgen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTopology(t, topologyOf(t, string(src)), []string{
+		`_ func(key string, value *int64) *int64 = Halve`,
+		`_ func(key string, value *int64) bool = KeepScore`,
+		`_ func(key string, value *int64) string = Route`,
+		`sgstream.ToDynamicNullable(scored, "routed",`,
+		`_ func(key string, value *int64) string = Bucket`,
+		`sgstream.GroupByNullable(scored, "buckets", Bucket,`,
+		`_ func(key string, value int64, agg int64) int64 = AddScore`,
+		`_ func(agg *int64, value *int64) *int64 = MaxScore`,
+		`sgstream.ReduceWindowedNullable(`,
+		`sgstream.AggregateSessionNullable(`,
+		`_ func(key string, value *int64, agg int64) int64 = AddNullable`,
+		`sgstream.CogroupWith(sgstream.CogroupNullable(byKey, AddNullable), plainGrouped, AddPlain)`,
+		`_ func(key string, value int64, agg int64) int64 = AddPlain`,
+		`_ func() sgstream.Processor[string, *Level, string, string] = NewLevelProcessor`,
+		`sgstream.Nullable(sgstream.Source(b, "levels"`,
+		`_ func(key string, left int64, right *int64) int64 = Price`,
+		`sgstream.JoinStreamTable(sgstream.NonNullable(scores),`,
+		`_ func(key string, value int64) int64 = PlainHalve`,
+		`_ func(key sgstream.Windowed[string], value *int64) *int64 = SameScore`,
+	}, []string{
+		`_ func(key string, value *int64, agg int64) int64 = AddScore`, // plain and sliding aggregations drop nulls
+		`sgstream.CogroupWithNullable`, `_ func(key string, value *int64, agg int64) int64 = AddPlain`,
+		`sgstream.Nullable(sgstream.Source(b, "plain"`,
+	})
 }

@@ -26,6 +26,11 @@ func (g *topoGen) aggregate(n *spec.Node) {
 	}
 	op := map[spec.Op]string{spec.OpCount: "Count", spec.OpReduce: "Reduce", spec.OpAggregate: "Aggregate"}[n.Op]
 	k, v := in.Key, in.Value
+	if n.Op != spec.OpCount && g.nulls.seesNull(n, in) {
+		// Time and session windows hand null values to the aggregator
+		// or reducer: they take a pointer.
+		v, suffix = g.nulls.ptr(v), suffix+"Nullable"
+	}
 	switch {
 	case n.Op == spec.OpCount:
 	case n.Op == spec.OpReduce && in.Shape == spec.ShapeGroupedTable:
@@ -63,11 +68,9 @@ func (g *topoGen) aggregate(n *spec.Node) {
 func (g *topoGen) cogroup(n *spec.Node) {
 	first := n.Cogroup[0]
 	k, a := first.Input.Key, n.Agg
-	expr := jen.Qual(pathSgstream, "Cogroup").Call(jen.Id(g.vars[first.Input]),
-		g.fn(n, first.Aggregator, g.signature(spec.RoleAggregate, k, first.Input.Value, nil, nil, a)))
+	expr := g.cogroupInput(n, first, "Cogroup")
 	for _, c := range n.Cogroup[1:] {
-		expr = jen.Qual(pathSgstream, "CogroupWith").Call(expr, jen.Id(g.vars[c.Input]),
-			g.fn(n, c.Aggregator, g.signature(spec.RoleAggregate, k, c.Input.Value, nil, nil, a)))
+		expr = g.cogroupInput(n, c, "CogroupWith", expr)
 	}
 	init := g.fn(n, n.Init, g.signature(spec.RoleInit, k, nil, nil, nil, a))
 	if n.Window == nil {
@@ -82,4 +85,16 @@ func (g *topoGen) cogroup(n *spec.Node) {
 	args = append(append(args, g.serde(a, nil)), windowStoreOpts(n)...)
 	op := map[string]string{"": "CogroupWindowedAggregate", "Sliding": "CogroupSlidingAggregate", "Session": "CogroupSessionAggregate"}[kind]
 	g.assign(n, jen.Qual(pathSgstream, op).Call(args...))
+}
+
+// cogroupInput is the call op(prev..., input, aggregator) adding one input
+// of cogroup n; under time and session windows an aggregator that sees
+// null values takes a pointer, through op's Nullable form.
+func (g *topoGen) cogroupInput(n *spec.Node, c *spec.CogroupInput, op string, prev ...jen.Code) jen.Code {
+	v := c.Input.Value
+	if g.nulls.seesNull(n, c.Input) {
+		v, op = g.nulls.ptr(v), op+"Nullable"
+	}
+	agg := g.fn(n, c.Aggregator, g.signature(spec.RoleAggregate, c.Input.Key, v, nil, nil, n.Agg))
+	return jen.Qual(pathSgstream, op).Call(append(prev, jen.Id(g.vars[c.Input]), agg)...)
 }

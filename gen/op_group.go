@@ -42,9 +42,14 @@ func (g *topoGen) groupByKey(n *spec.Node) {
 }
 
 // groupBy selects a new key (and on a table a new value) and groups by it.
+// A stream's key selector sees null values (KStream#groupBy selects the key
+// of every record), so it takes a pointer where they can be null.
 func (g *topoGen) groupBy(n *spec.Node) {
 	in := n.Inputs[0]
-	op, sig := "GroupBy", g.signature(spec.RoleKeySelect, in.Key, in.Value, n.Key, nil, nil)
+	op, sig := "GroupBy", g.signature(spec.RoleKeySelect, in.Key, g.val(in), n.Key, nil, nil)
+	if g.nulls.pointer(in) {
+		op = "GroupByNullable"
+	}
 	if in.Shape == spec.ShapeTable {
 		op, sig = "GroupByTable", g.signature(spec.RoleKeyValueMap, in.Key, in.Value, n.Key, n.Value, nil)
 	}

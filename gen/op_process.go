@@ -32,9 +32,12 @@ func (g *topoGen) process(n *spec.Node) {
 	if n.Op == spec.OpProcessValues {
 		op, kOut = "ProcessValues", in.Key
 	}
+	// The processor sees every record, null values too: a pointer where
+	// they can be null.
+	vIn := g.val(in)
 	ctor := g.fn(n, n.Fn, roleSig{
-		results: []jen.Code{jen.Qual(pathSgstream, "Processor").Types(g.typ(in.Key), g.typ(in.Value), g.typ(kOut), g.typ(n.Value))},
-		desc:    "processor|" + in.Key.String() + "|" + in.Value.String() + "|" + kOut.String() + "|" + n.Value.String(),
+		results: []jen.Code{jen.Qual(pathSgstream, "Processor").Types(g.typ(in.Key), g.typ(vIn), g.typ(kOut), g.typ(n.Value))},
+		desc:    "processor|" + in.Key.String() + "|" + g.typeDesc(vIn) + "|" + kOut.String() + "|" + n.Value.String(),
 	})
 	g.assign(n, jen.Qual(pathSgstream, op).Call(g.in(n, 0), jen.Lit(n.Name), ctor, jen.Index().String().Values(names...)))
 }

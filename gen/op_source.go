@@ -91,6 +91,12 @@ func (g *topoGen) sink(n *spec.Node) {
 	for _, t := range dynamicTopics(g.prog, in) {
 		lits = append(lits, jen.Lit(t))
 	}
-	f := g.fn(n, n.Sink.Chooser, g.signature(spec.RoleTopic, in.Key, in.Value, nil, nil, nil))
-	g.add(jen.Qual(pathSgstream, "ToDynamic").Call(g.in(n, 0), jen.Lit(n.Name), f, jen.Index().String().Values(lits...), conf))
+	// Kafka's TopicNameExtractor sees null values too: a pointer where they
+	// can be null.
+	op := "ToDynamic"
+	if g.nulls.pointer(in) {
+		op = "ToDynamicNullable"
+	}
+	f := g.fn(n, n.Sink.Chooser, g.signature(spec.RoleTopic, in.Key, g.val(in), nil, nil, nil))
+	g.add(jen.Qual(pathSgstream, op).Call(g.in(n, 0), jen.Lit(n.Name), f, jen.Index().String().Values(lits...), conf))
 }

@@ -148,6 +148,10 @@ var errCases = []errCase{
 		"t.yaml:21:59: join \"x\": grace: the table \"users\" is not versioned; a stream-table join grace period needs a versioned table\n\n\tread the table's topic with `versioned: {history_retention: <at least the grace>}`\n"},
 	{"versioned on a stream topic", header + "  t: {key: string, value: User, versioned: {history_retention: 1h}}\n" + pipe,
 		"t.yaml:16:33: topic \"t\": versioned is only for topics read_as table"},
+	{"tombstones on a table topic", header + "  t: {key: string, value: int64, read_as: table, store: t-store, tombstones: true}\n" + pipe,
+		"t.yaml:16:66: topic \"t\": tombstones is only for topics read as a stream; a table reads a tombstone as a delete"},
+	{"tombstones not a bool", header + "  t: {key: string, value: int64, tombstones: yes please}\n" + pipe,
+		"t.yaml:16:46: topic \"t\": tombstones: want true or false, got \"yes please\""},
 	{"versioned without history_retention", header + "  t: {key: string, value: User, read_as: table, store: t-store, versioned: {}}\n" + pipe,
 		"t.yaml:16:76: topic \"t\": versioned needs history_retention"},
 }

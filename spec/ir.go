@@ -256,7 +256,12 @@ type Topic struct {
 	// TimestampField is the value field that holds event time; nil means
 	// the Kafka record timestamp. It is of kind timestamp or int64 (ms).
 	TimestampField *Field
-	Doc            string
+	// Tombstones declares that the topic's values can be null where it is
+	// read as a stream (`tombstones: true`): user functions downstream then
+	// take primitive and enum values as pointers, nil being the tombstone.
+	// Without it the generator takes a stream topic's values as present.
+	Tombstones bool
+	Doc        string
 	// KeyFormat and ValueFormat are the wire formats of the key and the
 	// value (key_format, value_format): FormatDefault unless the spec names
 	// one. See formats.go.

@@ -683,7 +683,7 @@ func (p *parser) parseTopics(n *yaml.Node) {
 		t := &Topic{Pos: p.pos(e.key), Name: name, Kind: TopicStream}
 		p.topics[name] = t
 		o := p.object(e.val, ctx, "key", "value", "partitions", "read_as", "store", "timestamp", "doc",
-			"key_format", "value_format", "json_timestamps", "subject_strategy", "versioned")
+			"key_format", "value_format", "json_timestamps", "subject_strategy", "versioned", "tombstones")
 		if o == nil {
 			return
 		}
@@ -698,6 +698,7 @@ func (p *parser) parseTopics(n *yaml.Node) {
 		}
 		p.topicStore(t, o, ctx)
 		p.topicVersioned(t, o, ctx)
+		p.topicTombstones(t, o, ctx)
 		if fn, ok := o.str("timestamp"); ok && t.Value != nil {
 			p.topicTimestamp(t, o, ctx, fn)
 		}
@@ -794,6 +795,20 @@ func (p *parser) topicVersioned(t *Topic, o *obj, ctx string) {
 		return
 	}
 	t.Store.Versioned, t.Store.HistoryRetention, t.Store.Cached = true, d, false
+}
+
+// topicTombstones reads `tombstones: true`, which only a stream topic
+// takes: a table reads a tombstone as the delete of its key, and no user
+// function of a table sees it.
+func (p *parser) topicTombstones(t *Topic, o *obj, ctx string) {
+	if !o.has("tombstones") {
+		return
+	}
+	t.Tombstones = o.bool("tombstones", false)
+	if t.Kind != TopicStream {
+		p.errf(o.keyPos("tombstones"), "%s: tombstones is only for topics read as a stream; a table reads a tombstone as a delete", ctx)
+		t.Tombstones = false
+	}
 }
 
 // topicTimestamp sets the record field a topic takes event time from.

@@ -2,7 +2,7 @@
 // the generated binaries' describe prints: the topology the runtime builds.
 //
 // It is a package of its own, not part of golden's tests, because it links
-// golden/full and golden/hostile-docs: when a runtime or generator change
+// golden/full, golden/hostile-docs and golden/tombstones: when a runtime or generator change
 // leaves those stale, they do not compile, and golden's TestGolden, which
 // regenerates them (`make generate`), must still build to do so.
 package runtimedescribe_test
@@ -17,6 +17,7 @@ import (
 	"github.com/streamgen/streamgen/gen"
 	"github.com/streamgen/streamgen/golden/full"
 	"github.com/streamgen/streamgen/golden/hostile-docs"
+	"github.com/streamgen/streamgen/golden/tombstones"
 	"github.com/streamgen/streamgen/internal/textdiff"
 	"github.com/streamgen/streamgen/runtime/sgapp"
 	"github.com/streamgen/streamgen/spec"
@@ -37,7 +38,7 @@ var formats = []string{"text", "mermaid", "dot"}
 // Conformance scenarios, which are generated only when the suite runs, are
 // compared by conformance/compare's describe check.
 func TestDescribeIsRuntime(t *testing.T) {
-	inProcess := map[string]*sgapp.App{"../full": full.NewApp(), "../hostile-docs": hostiledocs.NewApp()}
+	inProcess := map[string]*sgapp.App{"../full": full.NewApp(), "../hostile-docs": hostiledocs.NewApp(), "../tombstones": tombstones.NewApp()}
 	for dir, app := range inProcess {
 		t.Run(strings.TrimPrefix(dir, "../"), func(t *testing.T) {
 			compareDescribe(t, dir, func(format string) (string, error) { return sgapp.Describe(app, format) })

@@ -46,9 +46,15 @@ func RepartitionAs(name string) GroupOpt {
 // GroupBy selects a new key and groups by it, always through the
 // repartition topic <app id>-<name>-repartition (KStream#groupBy).
 func GroupBy[K, V, K2 any](s Stream[K, V], name string, fn func(key K, value V) K2, key serdes.Serde[K2], value serdes.Serde[V]) GroupedStream[K2, V] {
-	selInfo, sink, source := s.b.g.GroupBy(name, "select_key", s.info)
-	sel := selectKeyOn(s, selInfo, fn)
-	return GroupedStream[K2, V]{Stream: repartitionThrough(sel, sink, source, key, value), Key: key, Value: value}
+	return groupBy(s.b, s.info, name, func(sel *nodeInfo) Stream[K2, V] { return selectKeyOn(s, sel, fn) }, key, value)
+}
+
+// groupBy lays out a stream group-by after node from: selected runs the
+// key selection as the node it is given, and its output goes through the
+// repartition topic.
+func groupBy[K2, V any](b *Builder, from *nodeInfo, name string, selected func(sel *nodeInfo) Stream[K2, V], key serdes.Serde[K2], value serdes.Serde[V]) GroupedStream[K2, V] {
+	selInfo, sink, source := b.g.GroupBy(name, "select_key", from)
+	return GroupedStream[K2, V]{Stream: repartitionThrough(selected(selInfo), sink, source, key, value), Key: key, Value: value}
 }
 
 // GroupByTable re-groups a table by a new key (KTable#groupBy with
@@ -425,17 +431,25 @@ func Cogroup[K, V, A any](g GroupedStream[K, V], agg func(key K, value V, agg A)
 
 // CogroupWith adds another grouped stream and its aggregator.
 func CogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], agg func(key K, value V, agg A) A) *CogroupedStream[K, A] {
+	return cogroupWith(c, g, plainAdder(agg))
+}
+
+// cogroupWith adds g with add, an aggregator that also learns whether the
+// value is null: only the time and session windows hand it a null value,
+// as Kafka's KStreamWindowAggregate and KStreamSessionWindowAggregate do;
+// the plain aggregation drops the record first.
+func cogroupWith[K, V, A any](c *CogroupedStream[K, A], g GroupedStream[K, V], add func(K, V, bool, A) A) *CogroupedStream[K, A] {
 	s := g.Stream
 	c.inputs = append(c.inputs, cogroupInput[K, A]{
 		info: s.info,
 		kv: func(u *aggUpdater[K, A], name string, init func() A) {
-			s.to(foldNode(u, name, aggregateStep(init, agg)))
+			s.to(foldNode(u, name, aggregateStep(init, func(k K, v V, a A) A { return add(k, v, false, a) })))
 		},
 		window: func(a *windowAgg[K, A], t *task, name string, init func() A) {
-			s.to(windowProcessor(a, t, name, aggregateFuncs(init, agg, nil)))
+			s.to(windowProcessor(a, t, name, aggregateFuncsOf(init, add, nil)))
 		},
 		session: func(a *sessionAgg[K, A], t *task, name string, init func() A, merger func(K, A, A) A) {
-			s.to(sessionProcessor(a, t, name, aggregateFuncs(init, agg, merger)))
+			s.to(sessionProcessor(a, t, name, aggregateFuncsOf(init, add, merger)))
 		},
 	})
 	return c

@@ -329,12 +329,21 @@ func countFuncs[K, V any]() aggFuncs[K, V, int64] {
 // (the first value becomes the aggregate) and, for sessions,
 // mergerForAggregator (merge(a, b) = aggregate b into a).
 func reduceFuncs[K, V any](reducer func(agg, value V) V) aggFuncs[K, V, V] {
+	return reduceFuncsOf[K](func(agg, v V, _ bool) (V, bool) {
+		r := reducer(agg, v)
+		return r, isNull(r)
+	})
+}
+
+// reduceFuncsOf builds the reduce functions from reduce, which combines a
+// present aggregate with a value that may be null (vNull) and says whether
+// the result is null.
+func reduceFuncsOf[K, V any](reduce func(agg, v V, vNull bool) (V, bool)) aggFuncs[K, V, V] {
 	add := func(_ K, v V, vNull bool, agg V, aggNull bool) (V, bool) {
 		if aggNull {
 			return v, vNull
 		}
-		r := reducer(agg, v)
-		return r, isNull(r)
+		return reduce(agg, v, vNull)
 	}
 	return aggFuncs[K, V, V]{
 		init: func() (V, bool) {
@@ -349,13 +358,19 @@ func reduceFuncs[K, V any](reducer func(agg, value V) V) aggFuncs[K, V, V] {
 }
 
 func aggregateFuncs[K, V, VA any](init func() VA, agg func(K, V, VA) VA, merger func(K, VA, VA) VA) aggFuncs[K, V, VA] {
+	return aggregateFuncsOf(init, plainAdder(agg), merger)
+}
+
+// aggregateFuncsOf builds the aggregate functions from add, which also
+// learns whether the value is null.
+func aggregateFuncsOf[K, V, VA any](init func() VA, add func(k K, v V, vNull bool, agg VA) VA, merger func(K, VA, VA) VA) aggFuncs[K, V, VA] {
 	f := aggFuncs[K, V, VA]{
 		init: func() (VA, bool) {
 			v := init()
 			return v, isNull(v)
 		},
-		add: func(k K, v V, _ bool, a VA, _ bool) (VA, bool) {
-			r := agg(k, v, a)
+		add: func(k K, v V, vNull bool, a VA, _ bool) (VA, bool) {
+			r := add(k, v, vNull, a)
 			return r, isNull(r)
 		},
 	}
@@ -366,6 +381,11 @@ func aggregateFuncs[K, V, VA any](init func() VA, agg func(K, V, VA) VA, merger 
 		}
 	}
 	return f
+}
+
+// plainAdder is an aggregator that reads a null value as V's zero value.
+func plainAdder[K, V, VA any](agg func(K, V, VA) VA) func(K, V, bool, VA) VA {
+	return func(k K, v V, _ bool, a VA) VA { return agg(k, v, a) }
 }
 
 // TimeWindowedSerde serializes a time-windowed key as Kafka's

@@ -149,7 +149,15 @@ func compareSub(java, ours []*topodesc.Node) error {
 		byName[n.Name] = n
 	}
 	mapped := map[string]string{} // java name → our name
+	// used holds our nodes already matched, and from the start those the
+	// Java graph names too: they match only the Java node of their name,
+	// never a generated one met before it.
 	used := map[string]bool{}
+	for _, j := range java {
+		if !generatedName(j.Name) && byName[j.Name] != nil {
+			used[j.Name] = true
+		}
+	}
 	pending := slices.Clone(java)
 	for len(pending) > 0 {
 		progress := false
@@ -161,7 +169,7 @@ func compareSub(java, ours []*topodesc.Node) error {
 			}
 			var match *topodesc.Node
 			if !generatedName(j.Name) {
-				if o := byName[j.Name]; o != nil && !used[o.Name] && same(j, o, ps, oParents[o.Name]) {
+				if o := byName[j.Name]; o != nil && same(j, o, ps, oParents[o.Name]) {
 					match = o
 				}
 			} else {

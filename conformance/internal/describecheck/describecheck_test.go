@@ -38,3 +38,21 @@ func TestFKInner(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedNameAmongGenerated: a node the Java twin names (the group_by's
+// key selector "by-parity") is matched by its name even when a generated
+// Java node with the same kind and parents (KSTREAM-MAP-…) comes first and
+// our "by-parity" sorts before our node for it.
+func TestFixedNameAmongGenerated(t *testing.T) {
+	java, ours := read(t, "null-stream-topic.java.txt"), read(t, "null-stream-topic.streamgen.txt")
+	if err := Compare(java, ours); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(ours, "--> by-parity-repartition-filter\n", "--> mapped.filter2\n", 1)
+	if bad == ours {
+		t.Fatal("mutation does not apply")
+	}
+	if err := Compare(java, bad); err == nil {
+		t.Error("a key selector feeding the wrong node is not caught")
+	}
+}

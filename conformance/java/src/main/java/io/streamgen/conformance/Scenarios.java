@@ -43,6 +43,9 @@ import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
@@ -497,7 +500,7 @@ final class Scenarios {
         });
     }
 
-    /** Tombstones through user functions: null-through-map. */
+    /** Tombstones through user functions: funcs "null-stream". */
     private static void nulls() {
         ALL.put("null-through-map", b -> {
             b.stream("plays", Consumed.with(S, L))
@@ -527,6 +530,45 @@ final class Scenarios {
                             StreamJoined.with(S, L, L).withStoreName("ss").withName("ss"))
                     .to("out-streams", Produced.with(S, S));
         });
+        ALL.put("null-stream-topic", b -> {
+            KStream<String, Long> scores = b.stream("scores", Consumed.with(S, L));
+            scores.map(Scenarios::tagKey).filter(Scenarios::nullOrTwenties).to("out-mapped", Produced.with(S, L));
+            scores.process(Marker::new).to("out-processed", Produced.with(S, L));
+            scores.to((k, v, ctx) -> routeScore(k, v), Produced.with(S, L));
+            scores.groupBy(Scenarios::parity, Grouped.with("by-parity", S, L))
+                    .windowedBy(TimeWindows.ofSizeWithNoGrace(ofMillis(10_000)))
+                    .aggregate(Scenarios::empty, Scenarios::appendScore, mat("parity-windows", S))
+                    .toStream()
+                    .to("out-windows", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10_000), S));
+        });
+        ALL.put("null-windowed", b -> {
+            KGroupedStream<String, Long> byKey = b.stream("scores", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            byKey.windowedBy(TimeWindows.ofSizeWithNoGrace(ofMillis(10_000)))
+                    .reduce(Scenarios::sumOrDelete, mat("sums", L))
+                    .toStream()
+                    .mapValues((k, v) -> v)
+                    .to("out-sums", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10_000), L));
+            byKey.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(ofMillis(5_000)))
+                    .aggregate(Scenarios::empty, Scenarios::appendScore, Scenarios::mergeLists, mat("sessions", S))
+                    .toStream()
+                    .to("out-sessions", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), S));
+        });
+    }
+
+    /** Forwards every record under "key#kind" with its value unchanged, null as null (twin of funcs' marker). */
+    static final class Marker implements Processor<String, Long, String, Long> {
+        private ProcessorContext<String, Long> ctx;
+
+        @Override
+        public void init(ProcessorContext<String, Long> context) {
+            ctx = context;
+        }
+
+        @Override
+        public void process(Record<String, Long> r) {
+            String kind = r.value() == null ? "null" : r.value() == 0 ? "zero" : "value";
+            ctx.forward(r.withKey(r.key() + "#" + kind));
+        }
     }
 
     private static <V, T extends StateStore> Materialized<String, V, T> mat(String store, Serde<V> values) {
@@ -578,6 +620,21 @@ final class Scenarios {
     static KeyValue<String, Long> tagKey(String key, Long value) {
         return KeyValue.pair(key + "!", value == null ? null : value * 10);
     }
+
+    static boolean nullOrTwenties(String key, Long value) { return value == null || value % 20 == 0; }
+
+    static String routeScore(String key, Long value) { return value == null ? "out-nulls" : "out-values"; }
+
+    static String parity(String key, Long value) {
+        return value == null ? "none" : value % 2 == 0 ? "even" : "odd";
+    }
+
+    static String appendScore(String key, Long value, String agg) {
+        String s = value == null ? "null" : value.toString();
+        return agg.isEmpty() ? s : agg + "," + s;
+    }
+
+    static Long sumOrDelete(Long agg, Long value) { return value == null ? null : agg + value; }
 
     static String priced(Long plays, Long price) { return plays + "*" + optional(price); }
 
