@@ -148,9 +148,18 @@ var errCases = []errCase{
 		"t.yaml:21:59: join \"x\": grace: the table \"users\" is not versioned; a stream-table join grace period needs a versioned table\n\n\tread the table's topic with `versioned: {history_retention: <at least the grace>}`\n"},
 	{"versioned on a stream topic", header + "  t: {key: string, value: User, versioned: {history_retention: 1h}}\n" + pipe,
 		"t.yaml:16:33: topic \"t\": versioned is only for topics read_as table"},
+	{"suppress of a versioned table", header + versionedTopic + "topology:\n  - name: x\n    from: v\n    steps:\n      - suppress: {until: time_limit, time_limit: 1s, name: s}\n",
+		"t.yaml:21:9: suppress \"x\": suppress is only for tables that are not versioned, and \"v\" is versioned\n\n\t" + versionedSuppressHint},
+	{"suppress of a table inheriting versioned semantics", header + versionedTopic + "topology:\n  - name: x\n    from: v\n    steps:\n      - filter: {fn: F}\n      - map_values: {fn: M, value: string}\n      - suppress: {until: time_limit, time_limit: 1s, name: s}\n",
+		"t.yaml:23:9: suppress \"x\": suppress is only for tables that are not versioned, and \"x.map_values2\" is versioned: it inherits versioned semantics from \"v\" through filter and map_values\n\n\t" + versionedSuppressHint},
 	{"versioned without history_retention", header + "  t: {key: string, value: User, read_as: table, store: t-store, versioned: {}}\n" + pipe,
 		"t.yaml:16:76: topic \"t\": versioned needs history_retention"},
 }
+
+// versionedTopic appends a versioned table topic "v" to header's topics.
+const versionedTopic = "  v: {key: string, value: User, read_as: table, store: v-store, versioned: {history_retention: 1h}}\n"
+
+const versionedSuppressHint = "Kafka Streams refuses this topology too; to suppress, copy the rows into a plain table first\n\t(`to_stream: {}`, then `to_table: {store: <name>}`), or read the topic without `versioned`\n"
 
 // pipe is a valid topology for cases whose problem is elsewhere.
 const pipe = "topology: [{name: x, from: orders, steps: [{to: out}]}]\n"

@@ -263,21 +263,30 @@ func (js *joinStep) streamTable() {
 	}
 }
 
-// VersionedTable reports whether table node n reads a versioned store: a
-// versioned table source, or a filter of one (Kafka's
-// isVersionedOrVersionedUpstream for the operators streamgen has).
-func VersionedTable(n *Node) bool {
-	for n != nil {
+// VersionedTable reports whether table node n has Kafka Streams' versioned
+// semantics: a versioned table source, or a filter, filter_not or
+// map_values of one, which have no store of their own and inherit them
+// (Kafka's isVersionedOrVersionedUpstream for the operators streamgen has;
+// joins, aggregations and to_table set theirs to not versioned).
+func VersionedTable(n *Node) bool { return versionedSource(n) != nil }
+
+// versionedSource is the versioned table source whose semantics table node
+// n inherits, or nil.
+func versionedSource(n *Node) *Node {
+	for n != nil && n.Shape == ShapeTable {
 		switch {
 		case n.Op == OpSource:
-			return n.Topic != nil && n.Topic.Store != nil && n.Topic.Store.Versioned
-		case (n.Op == OpFilter || n.Op == OpFilterNot) && len(n.Inputs) == 1:
+			if n.Topic != nil && n.Topic.Store != nil && n.Topic.Store.Versioned {
+				return n
+			}
+			return nil
+		case (n.Op == OpFilter || n.Op == OpFilterNot || n.Op == OpMapValues) && len(n.Inputs) == 1:
 			n = n.Inputs[0]
 		default:
-			return false
+			return nil
 		}
 	}
-	return false
+	return nil
 }
 
 func (js *joinStep) streamGlobal() {
