@@ -26,8 +26,6 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
-import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * The takeover scenarios: a Kafka Streams application runs a topology under the streamgen app's
@@ -337,9 +335,9 @@ final class TakeoverScenarios {
    * takeover-stream-join: views and clicks of five ads, joined within five minutes (an inner
    * join, one minute grace). Records alternate between the two topics every 15 seconds, one
    * timestamp each, so each view joins about four clicks and the second half's first five
-   * minutes join first-half records. The join stores are named through StreamJoined's store
-   * suppliers as the streamgen app names them (NAME-this, NAME-other), retaining duplicates with
-   * the retention and window size Kafka Streams requires of join stores.
+   * minutes join first-half records. The join stores are named with StreamJoined.withStoreName,
+   * as an application that names its state would, and the spec's store: gives the streamgen app's
+   * stores the same names (NAME-this-join-store, NAME-other-join-store).
    */
   static final class StreamJoin implements Scenario {
     static final String VIEWS = "takeover-stream-join.views";
@@ -380,18 +378,10 @@ final class TakeoverScenarios {
       KStream<String, String> views = b.stream(VIEWS, Consumed.with(Serdes.String(), Serdes.String()));
       KStream<String, String> clicks = b.stream(CLICKS, Consumed.with(Serdes.String(), Serdes.String()));
       views.join(clicks, (v, c) -> v + "+" + c, w,
-              StreamJoined.<String, String, String>with(joinStore(NAME + "-this", w), joinStore(NAME + "-other", w))
-                  .withKeySerde(Serdes.String())
-                  .withValueSerde(Serdes.String())
-                  .withOtherValueSerde(Serdes.String())
+              StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String())
+                  .withStoreName(NAME)
                   .withName(NAME))
           .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
-    }
-
-    /** A join store as KStreamImplJoin builds one, under the given name. */
-    static WindowBytesStoreSupplier joinStore(String name, JoinWindows w) {
-      return Stores.persistentWindowStore(name, Duration.ofMillis(w.size() + w.gracePeriodMs()),
-          Duration.ofMillis(w.size()), true);
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
