@@ -86,7 +86,10 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	b.declareStore(thisSpec)
 	b.declareStore(window(otherName))
 	if kind != InnerJoin {
-		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true, OwnLayout: true}
+		// Kafka Streams' layout (see store), so a Kafka Streams join's
+		// unmatched records can be taken over; generated code marks it
+		// as its own when the keys or values are msgpack records.
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}

@@ -40,7 +40,7 @@ final class TakeoverScenarios {
 
   static List<Scenario> all() {
     return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(),
-        new Session(), new StreamJoin(), new Count("takeover-back-count"),
+        new Session(), new StreamJoin(false), new StreamJoin(true), new Count("takeover-back-count"),
         new WindowedCount("takeover-back-windowed-count"));
   }
 
@@ -338,19 +338,34 @@ final class TakeoverScenarios {
    * minutes join first-half records. The join stores are named with StreamJoined.withStoreName,
    * as an application that names its state would, and the spec's store: gives the streamgen app's
    * stores the same names (NAME-this-join-store, NAME-other-join-store).
+   *
+   * <p>takeover-left-join (left = true) is the left join of the same records, but every fourth
+   * view is of an ad nobody clicks ("solo0".."solo2"), and the second half starts ten minutes
+   * after the first: the views the first half left unmatched within their window wait in the
+   * join's shared store (NAME-left-shared-join-store), and the streamgen app, restoring it, emits
+   * them as "view+null" at its first record, as Kafka Streams does at the same record. Both sides
+   * run without the emit throttle (Main, the harness), so what the join emits does not depend on
+   * how fast it reads.
    */
   static final class StreamJoin implements Scenario {
-    static final String VIEWS = "takeover-stream-join.views";
-    static final String CLICKS = "takeover-stream-join.clicks";
-    static final String OUT = "takeover-stream-join.pairs";
     static final String NAME = "views-clicks";
+    final boolean left;
+    final String scenario, views, clicks, out;
+
+    StreamJoin(boolean left) {
+      this.left = left;
+      this.scenario = left ? "takeover-left-join" : "takeover-stream-join";
+      this.views = scenario + ".views";
+      this.clicks = scenario + ".clicks";
+      this.out = scenario + ".pairs";
+    }
 
     public String name() {
-      return "takeover-stream-join";
+      return scenario;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(out);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -362,11 +377,13 @@ final class TakeoverScenarios {
     }
 
     int events(Env env, int h) throws Exception {
+      long gap = left ? h * Duration.ofMinutes(10).toMillis() : 0;
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 40; i++) {
           int n = h * 40 + i;
           boolean view = n % 2 == 0;
-          send(p, view ? VIEWS : CLICKS, base() + n * 15_000L, "ad" + (n / 2) % 5,
+          String key = left && n % 8 == 0 ? "solo" + (n / 8) % 3 : "ad" + (n / 2) % 5;
+          send(p, view ? views : clicks, base() + gap + n * 15_000L, key,
               utf8((view ? "view-" : "click-") + n));
         }
       }
@@ -375,13 +392,15 @@ final class TakeoverScenarios {
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
       JoinWindows w = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1));
-      KStream<String, String> views = b.stream(VIEWS, Consumed.with(Serdes.String(), Serdes.String()));
-      KStream<String, String> clicks = b.stream(CLICKS, Consumed.with(Serdes.String(), Serdes.String()));
-      views.join(clicks, (v, c) -> v + "+" + c, w,
-              StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String())
-                  .withStoreName(NAME)
-                  .withName(NAME))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
+      KStream<String, String> v = b.stream(views, Consumed.with(Serdes.String(), Serdes.String()));
+      KStream<String, String> c = b.stream(clicks, Consumed.with(Serdes.String(), Serdes.String()));
+      StreamJoined<String, String, String> named = StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String())
+          .withStoreName(NAME)
+          .withName(NAME);
+      KStream<String, String> pairs = left
+          ? v.leftJoin(c, (view, click) -> view + "+" + click, w, named)
+          : v.join(c, (view, click) -> view + "+" + click, w, named);
+      pairs.to(out + suffix, Produced.with(Serdes.String(), Serdes.String()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
