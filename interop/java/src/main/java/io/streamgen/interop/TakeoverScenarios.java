@@ -26,6 +26,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * The takeover scenarios: a Kafka Streams application runs a topology under the streamgen app's
@@ -39,7 +40,7 @@ final class TakeoverScenarios {
   private TakeoverScenarios() {}
 
   static List<Scenario> all() {
-    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(),
+    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(false), new Join(true),
         new Session(), new StreamJoin(false), new StreamJoin(true), new Count("takeover-back-count"),
         new WindowedCount("takeover-back-windowed-count"));
   }
@@ -217,27 +218,44 @@ final class TakeoverScenarios {
    * takeover-join: orders (quantities) left-joined with a table of prices. Every price is in the
    * first half, before its orders in time; the second half's orders join against the table
    * taken over. Products p10 and p11 have no price.
+   *
+   * <p>takeover-versioned (versioned = true) reads the prices into a versioned store (one hour of
+   * history), so each order joins the price as of its own time: the even products' prices change
+   * twenty seconds into the first half, and every fifth order of the second half is timestamped
+   * back into the first half's range, so it joins a version, from before or after the change,
+   * that only the versioned store's changelog, taken over, holds.
    */
   static final class Join implements Scenario {
-    static final String ORDERS = "takeover-join.orders";
-    static final String PRICES = "takeover-join.prices";
-    static final String OUT = "takeover-join.totals";
+    final boolean versioned;
+    final String scenario, orders, prices, out;
+
+    Join(boolean versioned) {
+      this.versioned = versioned;
+      this.scenario = versioned ? "takeover-versioned" : "takeover-join";
+      this.orders = scenario + ".orders";
+      this.prices = scenario + ".prices";
+      this.out = scenario + ".totals";
+    }
 
     public String name() {
-      return "takeover-join";
+      return scenario;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(out);
     }
 
     public int produceFirst(Env env) throws Exception {
+      int n = 10;
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 10; i++) {
-          send(p, PRICES, base() - 100_000 + i, "p" + i, int64(10 * (i + 1)));
+          send(p, prices, base() - 100_000 + i, "p" + i, int64(10 * (i + 1)));
+        }
+        for (int i = 0; versioned && i < 10; i += 2, n++) {
+          send(p, prices, base() + 20_500 + i, "p" + i, int64(10 * (i + 1) + 5));
         }
       }
-      return 10 + orders(env, 0);
+      return n + orders(env, 0);
     }
 
     public int produce(Env env) throws Exception {
@@ -249,23 +267,25 @@ final class TakeoverScenarios {
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 40; i++) {
           int n = h * 40 + i;
-          send(p, ORDERS, base() + n * 1000L, "p" + r.nextInt(12), int64(1 + r.nextInt(9)));
+          long ts = versioned && h == 1 && i % 5 == 0 ? base() + i * 1000L : base() + n * 1000L;
+          send(p, orders, ts, "p" + r.nextInt(12), int64(1 + r.nextInt(9)));
         }
       }
       return 40;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      KTable<String, Long> prices =
-          b.table(PRICES, Consumed.with(Serdes.String(), Serdes.Long()),
-              Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("prices-store")
-                  .withKeySerde(Serdes.String())
-                  .withValueSerde(Serdes.Long()));
-      b.stream(ORDERS, Consumed.with(Serdes.String(), Serdes.Long()))
-          .leftJoin(prices, (qty, price) -> price == null
+      Materialized<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>> store = versioned
+          ? Materialized.as(Stores.persistentVersionedKeyValueStore("prices-store", Duration.ofHours(1)))
+          : Materialized.as("prices-store");
+      KTable<String, Long> table =
+          b.table(prices, Consumed.with(Serdes.String(), Serdes.Long()),
+              store.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+      b.stream(orders, Consumed.with(Serdes.String(), Serdes.Long()))
+          .leftJoin(table, (qty, price) -> price == null
               ? qty + " x ?"
               : qty + " x " + price + " = " + (qty * price))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
+          .to(out + suffix, Produced.with(Serdes.String(), Serdes.String()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
