@@ -173,7 +173,7 @@ func (r *replay) join(n *spec.Node) {
 	if j.Shape == spec.JoinStreamStream {
 		left := r.repartitioned(n, 0, j.ThisRepartition)
 		right := r.repartitioned(n, 1, j.OtherRepartition)
-		r.out[n] = g.StreamJoin(streamJoinName(n), left, right, j.Kind == spec.JoinLeft, j.Kind == spec.JoinOuter)
+		r.out[n] = g.StreamJoin(streamJoinName(n), j.StoreName, left, right, j.Kind == spec.JoinLeft, j.Kind == spec.JoinOuter)
 		return
 	}
 	rp := j.ThisRepartition
@@ -213,9 +213,10 @@ func joinName(n *spec.Node) string {
 	return n.Name
 }
 
-// streamJoinName is the name a stream-stream join is built with: its
-// stores are <name>-this, <name>-other and <name>-outer.
-func streamJoinName(n *spec.Node) string { return strings.TrimSuffix(n.Join.ThisStore.Name, "-this") }
+// streamJoinName is the name a stream-stream join is built with: its step
+// name, which every stream-stream join has (its processors, and its stores
+// unless it has a store name, are named after it).
+func streamJoinName(n *spec.Node) string { return n.Join.Name }
 
 // fkJoinName is the name a foreign-key join is built with: its
 // subscription store is <name>-subscriptions.

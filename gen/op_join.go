@@ -109,6 +109,9 @@ func (g *topoGen) joinStreams(n *spec.Node, left, right jen.Code) {
 	sd.add("Key", g.serde(l.Key, nil))
 	sd.add("Left", g.serde(l.Value, nil))
 	sd.add("Right", g.serde(r.Value, nil))
+	if j.StoreName != "" {
+		sd.add("StoreName", jen.Lit(j.StoreName))
+	}
 	serdes := jen.Qual(pathSgstream, "StreamJoinSerdes").Types(g.typ(l.Key), g.typ(l.Value), g.typ(r.Value)).Values(sd.items()...)
 	g.assign(n, jen.Qual(pathSgstream, "JoinStreams").Call(left, right, jen.Lit(base), joinKindLit(j.Kind),
 		jen.Qual(pathSgstream, "JoinWindows").Values(w.items()...), g.joiner(n, r.Value), serdes))

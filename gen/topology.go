@@ -162,9 +162,9 @@ func (g *topoGen) node(n *spec.Node) {
 // store with its own serde, so a takeover cannot read it, and the runtime
 // refuses its changelog unless streamgen wrote it (sgstream.MarkOwnLayout).
 // Tables read from a topic are not marked: they hold the topic's bytes, as
-// Kafka Streams' source tables do. Stores the runtime always lays out its
-// own way (suppress buffers, the outer join's store, subscriptions) are
-// marked there.
+// Kafka Streams' source tables do. The unmatched records of a left or outer
+// stream-stream join hold values of both sides. Stores the runtime always
+// lays out its own way (suppress buffers, subscriptions) are marked there.
 func (g *topoGen) markOwnLayout(n *spec.Node) {
 	var stores []*spec.Store
 	switch n.Op {
@@ -176,9 +176,16 @@ func (g *topoGen) markOwnLayout(n *spec.Node) {
 	}
 	for _, st := range stores {
 		if st != nil && (holdsRecord(st.Key) || holdsRecord(st.Value)) {
-			g.add(jen.Qual(pathSgstream, "MarkOwnLayout").Call(jen.Id("b"), g.m.storeName(st)))
+			g.mark(st)
 		}
 	}
+	if j := n.Join; j != nil && j.OuterStore != nil && (holdsRecord(j.OuterStore.Key) || holdsRecord(n.Inputs[0].Value) || holdsRecord(n.Inputs[1].Value)) {
+		g.mark(j.OuterStore)
+	}
+}
+
+func (g *topoGen) mark(st *spec.Store) {
+	g.add(jen.Qual(pathSgstream, "MarkOwnLayout").Call(jen.Id("b"), g.m.storeName(st)))
 }
 
 // holdsRecord reports whether t's bytes are a msgpack record, alone or

@@ -249,7 +249,10 @@ func startApp(cfg Config, s *Scenario, bin, run string) (*proc, error) {
 		return nil, err
 	}
 	args := []string{"run", "--brokers", strings.Join(cfg.Brokers, ","), "--application-id", s.AppID + "-" + run,
-		"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0"}
+		"--state-dir", filepath.Join(cfg.Work, "state", s.Name), "--cache-bytes", "0",
+		// As the Java side (Main): unmatched left/outer join records are
+		// emitted after every record, not on a wall-clock throttle.
+		"--outer-join-emit-interval", "0"}
 	if s.Registry {
 		// Auto-registration registers the schemas of the sides the app writes; the
 		// input subjects hold only what the Java producer registered.

@@ -142,8 +142,19 @@ var errCases = []errCase{
 		"t.yaml:21:35: join \"x\": kind \"outer\" is not supported for stream-table joins, want inner or left"},
 	{"negative standby replicas", strings.Replace(header, "app: {id: app}", "app: {id: app, standby_replicas: -1}", 1) + pipe,
 		"t.yaml:3:34: app: standby_replicas: -1 is out of range, want 0..16"},
+	{"stream-stream join store names colliding", header + "  o2: {key: string, value: Order}\n" + steps(
+		"- join: {with: o2, fn: J, value: Order, name: a, window: {time_difference: 1m}, store: s}",
+		"- join: {with: o2, fn: J, value: Order, name: b, kind: left, window: {time_difference: 1m}, store: s}"),
+		"t.yaml:22:106: duplicate store name \"s-this-join-store\" (first at 21:94)\n\n\tevery store needs its own name: it is also the name of its changelog topic\n"},
+	{"stream-stream join store name invalid", header + "  o2: {key: string, value: Order}\n" + steps(
+		"- join: {with: o2, fn: J, value: Order, name: a, window: {time_difference: 1m}, store: \"s s\"}"),
+		"t.yaml:21:94: store name \"s s\" has invalid characters, want letters, digits, '.', '_' or '-'"},
+	{"suppress of a versioned table", header + versionedTopic + "topology:\n  - name: x\n    from: v\n    steps:\n      - suppress: {until: time_limit, time_limit: 1s, name: s}\n",
+		"t.yaml:21:9: suppress \"x\": suppress is only for tables that are not versioned, and \"v\" is versioned\n\n\t" + versionedSuppressHint},
+	{"suppress of a table inheriting versioned semantics", header + versionedTopic + "topology:\n  - name: x\n    from: v\n    steps:\n      - filter: {fn: F}\n      - map_values: {fn: M, value: string}\n      - suppress: {until: time_limit, time_limit: 1s, name: s}\n",
+		"t.yaml:23:9: suppress \"x\": suppress is only for tables that are not versioned, and \"x.map_values2\" is versioned: it inherits versioned semantics from \"v\" through filter and map_values\n\n\t" + versionedSuppressHint},
 	{"store on a stream-table join", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, fn: J, value: Order, name: j, store: s}\n",
-		"t.yaml:21:59: join \"x\": store is only for table-table and foreign-key joins, whose result is a table; a stream-table join's result is a stream\n\n\tadd `to_table: {store: …}` after the join to materialize its output\n"},
+		"t.yaml:21:59: join \"x\": store is only for table-table and foreign-key joins (the store of their result) and stream-stream joins (the name of their stores), not for stream-table joins\n\n\tadd `to_table: {store: …}` after the join to materialize its output\n"},
 	{"grace on a table that is not versioned", header + "topology:\n  - name: x\n    from: orders\n    steps:\n      - select_key: {fn: K, key: int64}\n      - join: {with: users, fn: J, value: Order, name: j, grace: 1s}\n",
 		"t.yaml:21:59: join \"x\": grace: the table \"users\" is not versioned; a stream-table join grace period needs a versioned table\n\n\tread the table's topic with `versioned: {history_retention: <at least the grace>}`\n"},
 	{"versioned on a stream topic", header + "  t: {key: string, value: User, versioned: {history_retention: 1h}}\n" + pipe,
@@ -155,6 +166,11 @@ var errCases = []errCase{
 	{"versioned without history_retention", header + "  t: {key: string, value: User, read_as: table, store: t-store, versioned: {}}\n" + pipe,
 		"t.yaml:16:76: topic \"t\": versioned needs history_retention"},
 }
+
+// versionedTopic appends a versioned table topic "v" to header's topics.
+const versionedTopic = "  v: {key: string, value: User, read_as: table, store: v-store, versioned: {history_retention: 1h}}\n"
+
+const versionedSuppressHint = "Kafka Streams refuses this topology too; to suppress, copy the rows into a plain table first\n\t(`to_stream: {}`, then `to_table: {store: <name>}`), or read the topic without `versioned`\n"
 
 // pipe is a valid topology for cases whose problem is elsewhere.
 const pipe = "topology: [{name: x, from: orders, steps: [{to: out}]}]\n"

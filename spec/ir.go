@@ -570,6 +570,11 @@ type Join struct {
 	// value). SubscriptionStore is keyed by the right (foreign) key type and
 	// holds the left key type; the runtime combines them.
 	ThisStore, OtherStore, OuterStore, SubscriptionStore *Store
+	// StoreName is a stream-stream join's `store:`, the base its stores are
+	// named after as Kafka Streams names them for
+	// StreamJoined.withStoreName, or "" for
+	// streamgen's own names.
+	StoreName string
 	// ThisRepartition and OtherRepartition are set when that side's key
 	// changed upstream and must be repartitioned before the join:
 	// "<name>-left"/"<name>-right" for stream-stream joins, "<name>" for the

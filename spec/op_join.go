@@ -98,14 +98,15 @@ func (p *parser) stepJoin(s *step) *Node {
 
 // resultStore reads the join's store: a join whose result is a table
 // (table-table, foreign-key) may materialize it, queryable and logged, as
-// Kafka Streams' Materialized on those joins; a join whose result is a
-// stream has nothing to materialize.
+// Kafka Streams' Materialized on those joins; a stream-stream join read it
+// as the name of its stores (streamStreamState); a stream-table or
+// stream-global join has nothing to materialize.
 func (js *joinStep) resultStore(def joinShapeDef) {
-	if !js.o.has("store") {
+	if !js.o.has("store") || js.j.Shape == JoinStreamStream {
 		return
 	}
 	if def.output != ShapeTable {
-		js.errf(js.o.keyPos("store"), "store is only for table-table and foreign-key joins, whose result is a table; a %s join's result is a stream", shapeWords(js.j.Shape))
+		js.errf(js.o.keyPos("store"), "store is only for table-table and foreign-key joins (the store of their result) and stream-stream joins (the name of their stores), not for %s joins", shapeWords(js.j.Shape))
 		js.p.hintf("add `to_table: {store: …}` after the join to materialize its output")
 		return
 	}
@@ -208,23 +209,33 @@ func (js *joinStep) joinWindow() {
 }
 
 // streamStreamState adds the window stores of a stream-stream join (and
-// the outer join's store of unmatched records), and repartitions a side
-// whose key changed upstream.
+// the outer join's store of unmatched records), named after the join or
+// after its `store:`, and repartitions a side whose key changed upstream.
 func (js *joinStep) streamStreamState() {
 	p, j, name := js.p, js.j, js.stepName
 	size := j.Before + j.After
 	ret := size + j.Grace
-	mk := func(suffix string, value *Type, kind StoreKind) *Store {
-		st := p.internalStore(js.step, name+suffix, kind, js.left.Key, value)
+	pos := js.namePos
+	if js.o.has("store") {
+		base, ok := js.o.str("store")
+		if !ok || !p.checkName(js.o.valPos("store"), "store", base) {
+			js.failed = true
+			return
+		}
+		j.StoreName, pos = base, js.o.valPos("store")
+	}
+	this, other, outer := streamJoinStoreNames(name, j.StoreName, j.Kind)
+	mk := func(store string, value *Type, kind StoreKind) *Store {
+		st := p.internalStoreAt(js.step, pos, store, kind, js.left.Key, value)
 		if st != nil && kind == StoreWindow {
 			st.RetainDuplicates, st.WindowSize, st.Retention = true, size, ret
 		}
 		return st
 	}
-	j.ThisStore = mk("-this", js.left.Value, StoreWindow)
-	j.OtherStore = mk("-other", js.right.Value, StoreWindow)
-	if j.Kind != JoinInner {
-		j.OuterStore = mk("-outer", js.left.Value, StoreKeyValue)
+	j.ThisStore = mk(this, js.left.Value, StoreWindow)
+	j.OtherStore = mk(other, js.right.Value, StoreWindow)
+	if outer != "" {
+		j.OuterStore = mk(outer, js.left.Value, StoreKeyValue)
 	}
 	if p.keyChangedAt[js.left] != nil {
 		j.ThisRepartition = js.repartition(js.n, name+"-left", 0)
@@ -232,6 +243,32 @@ func (js *joinStep) streamStreamState() {
 	if p.keyChangedAt[js.right] != nil {
 		j.OtherRepartition = js.repartition(js.n, name+"-right", 0)
 	}
+}
+
+// streamJoinStoreNames names the stores of stream-stream join name:
+// <name>-this, <name>-other and, for left and outer joins, <name>-outer;
+// or, with storeName, as Kafka Streams names them for
+// StreamJoined.withStoreName(storeName): after each side's join processor
+// ("-this-join", "-other-join", "-outer" before the side that emits
+// unmatched records) plus "-store", and the unmatched records'
+// "-left-shared-join-store" or "-outer-shared-join-store". The runtime
+// names them with topograph.StreamJoinStores, which gen's tests hold
+// this to.
+func streamJoinStoreNames(name, storeName string, kind JoinKind) (this, other, outer string) {
+	if storeName == "" {
+		this, other = name+"-this", name+"-other"
+		if kind != JoinInner {
+			outer = name + "-outer"
+		}
+		return this, other, outer
+	}
+	switch kind {
+	case JoinLeft:
+		return storeName + "-this-join-store", storeName + "-outer-other-join-store", storeName + "-left-shared-join-store"
+	case JoinOuter:
+		return storeName + "-outer-this-join-store", storeName + "-outer-other-join-store", storeName + "-outer-shared-join-store"
+	}
+	return storeName + "-this-join-store", storeName + "-other-join-store", ""
 }
 
 func (js *joinStep) streamTable() {
@@ -263,21 +300,30 @@ func (js *joinStep) streamTable() {
 	}
 }
 
-// VersionedTable reports whether table node n reads a versioned store: a
-// versioned table source, or a filter of one (Kafka's
-// isVersionedOrVersionedUpstream for the operators streamgen has).
-func VersionedTable(n *Node) bool {
-	for n != nil {
+// VersionedTable reports whether table node n has Kafka Streams' versioned
+// semantics: a versioned table source, or a filter, filter_not or
+// map_values of one, which have no store of their own and inherit them
+// (Kafka's isVersionedOrVersionedUpstream for the operators streamgen has;
+// joins, aggregations and to_table set theirs to not versioned).
+func VersionedTable(n *Node) bool { return versionedSource(n) != nil }
+
+// versionedSource is the versioned table source whose semantics table node
+// n inherits, or nil.
+func versionedSource(n *Node) *Node {
+	for n != nil && n.Shape == ShapeTable {
 		switch {
 		case n.Op == OpSource:
-			return n.Topic != nil && n.Topic.Store != nil && n.Topic.Store.Versioned
-		case (n.Op == OpFilter || n.Op == OpFilterNot) && len(n.Inputs) == 1:
+			if n.Topic != nil && n.Topic.Store != nil && n.Topic.Store.Versioned {
+				return n
+			}
+			return nil
+		case (n.Op == OpFilter || n.Op == OpFilterNot || n.Op == OpMapValues) && len(n.Inputs) == 1:
 			n = n.Inputs[0]
 		default:
-			return false
+			return nil
 		}
 	}
-	return false
+	return nil
 }
 
 func (js *joinStep) streamGlobal() {

@@ -192,8 +192,28 @@ func (p *parser) stepSuppress(s *step) *Node {
 			p.hintf("suppress until window_closes only applies to the result of count, reduce or aggregate after windowed_by;\nuse until: time_limit for other tables")
 		}
 	}
+	if !s.inBad {
+		s.versionedSuppress()
+	}
 	if s.needName("it names the suppression buffer (and its changelog)") {
 		n.Store = s.p.internalStore(s, s.stepName+"-store", StoreKeyValue, n.Key, n.Value)
 	}
 	return n
+}
+
+// versionedSuppress refuses a suppress of a table with versioned semantics,
+// as Kafka Streams does with a TopologyException ("suppress() is only
+// supported for non-versioned KTables"), whether the table is versioned
+// itself or inherits it through filter and map_values.
+func (s *step) versionedSuppress() {
+	src := versionedSource(s.in)
+	switch {
+	case src == nil:
+		return
+	case src == s.in:
+		s.errf(s.pos, "suppress is only for tables that are not versioned, and %q is versioned", src.Name)
+	default:
+		s.errf(s.pos, "suppress is only for tables that are not versioned, and %q is versioned: it inherits versioned semantics from %q through filter and map_values", s.in.Name, src.Name)
+	}
+	s.p.hintf("Kafka Streams refuses this topology too; to suppress, copy the rows into a plain table first\n(`to_stream: {}`, then `to_table: {store: <name>}`), or read the topic without `versioned`")
 }

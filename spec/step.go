@@ -330,7 +330,13 @@ func (s *step) store(o *obj, kind StoreKind, key, value *Type, w *Window) *Store
 
 // internalStore registers a store implied by a step.
 func (p *parser) internalStore(s *step, name string, kind StoreKind, key, value *Type) *Store {
-	st := &Store{Pos: s.namePos, Name: name, Kind: kind, Key: key, Value: value, Logged: true}
+	return p.internalStoreAt(s, s.namePos, name, kind, key, value)
+}
+
+// internalStoreAt is internalStore for a store whose name is written at pos
+// rather than by the step's name.
+func (p *parser) internalStoreAt(s *step, pos Pos, name string, kind StoreKind, key, value *Type) *Store {
+	st := &Store{Pos: pos, Name: name, Kind: kind, Key: key, Value: value, Logged: true}
 	if !p.checkName(st.Pos, "store", name) || !p.addStore(st) {
 		s.failed = true
 		return nil

@@ -155,6 +155,7 @@ func BuildTopology(b *sgstream.Builder) {
 	})
 	sgstream.MarkOwnLayout(b, "order-payments-this")
 	sgstream.MarkOwnLayout(b, "order-payments-other")
+	sgstream.MarkOwnLayout(b, "order-payments-outer")
 	paidOrdersMapValues2 := sgstream.MapValues(paidOrdersOrderPayments, "paid-orders.map_values2", func(key string, value *Order) string {
 		return value.ID
 	})

@@ -127,39 +127,64 @@ func (g *Graph) Suppress(name string, from *Node) *Node {
 	return g.Stateful(name, "suppress", from, SuppressStore(name))
 }
 
-// StreamJoinStores are the stores of the stream-stream join called name:
-// the window stores of each side's records and, for left and outer joins,
-// the store of records still unmatched.
-func StreamJoinStores(name string, outer bool) (this, other, unmatched string) {
-	this, other = name+"-this", name+"-other"
-	if outer {
-		unmatched = name + "-outer"
+// StreamJoinStores are the stores of a stream-stream join: the window
+// stores of each side's records and, for left and outer joins, the store of
+// records still unmatched. By default they are named after the join name:
+// <name>-this, <name>-other and <name>-outer. With storeName set they have
+// the names Kafka Streams gives them for StreamJoined.withStoreName(storeName)
+// (KStreamImplJoin, OuterStreamJoinStoreFactory): each window store is named
+// after its side's join processor plus "-store", and the unmatched store
+// <storeName>-left-shared-join-store for a left join,
+// <storeName>-outer-shared-join-store for an outer one.
+func StreamJoinStores(name, storeName string, leftJoin, outerJoin bool) (this, other, unmatched string) {
+	if storeName == "" {
+		this, other = name+"-this", name+"-other"
+		if leftJoin || outerJoin {
+			unmatched = name + "-outer"
+		}
+		return this, other, unmatched
+	}
+	thisJoin, otherJoin := streamJoinSuffixes(leftJoin, outerJoin)
+	this, other = storeName+thisJoin+"-store", storeName+otherJoin+"-store"
+	switch {
+	case outerJoin:
+		unmatched = storeName + "-outer-shared-join-store"
+	case leftJoin:
+		unmatched = storeName + "-left-shared-join-store"
 	}
 	return this, other, unmatched
+}
+
+// streamJoinSuffixes are the suffixes of a stream-stream join's two join
+// processors: "-this-join" and "-other-join", with "-outer" before the side
+// that emits unmatched records (the right side of a left join, both of an
+// outer join), as KStreamImplJoin names them.
+func streamJoinSuffixes(leftJoin, outerJoin bool) (thisJoin, otherJoin string) {
+	thisJoin, otherJoin = "-this-join", "-other-join"
+	if outerJoin {
+		thisJoin = "-outer-this-join"
+	}
+	if leftJoin || outerJoin {
+		otherJoin = "-outer-other-join"
+	}
+	return thisJoin, otherJoin
 }
 
 // StreamJoin adds a stream-stream join of left and right as Kafka
 // Streams' KStreamImplJoin lays it out: each side is written to its window
 // store (<name>-this-windowed, <name>-other-windowed), then joined with the
-// other side's store (<name>-this-join, <name>-other-join, with "-outer"
-// before the side that emits unmatched records: the right side of a left
-// join, both of an outer join), and <name>-merge merges the two. leftJoin
-// and outerJoin say which kind it is. It returns the merge, which the
-// joined stream hangs off.
-func (g *Graph) StreamJoin(name string, left, right *Node, leftJoin, outerJoin bool) *Node {
-	this, other, unmatched := StreamJoinStores(name, leftJoin || outerJoin)
+// other side's store (<name>-this-join, <name>-other-join; see
+// streamJoinSuffixes), and <name>-merge merges the two. storeName names the
+// stores (StreamJoinStores); leftJoin and outerJoin say which kind it is.
+// It returns the merge, which the joined stream hangs off.
+func (g *Graph) StreamJoin(name, storeName string, left, right *Node, leftJoin, outerJoin bool) *Node {
+	this, other, unmatched := StreamJoinStores(name, storeName, leftJoin, outerJoin)
 	thisW := g.Stateful(name+"-this-windowed", "join_this_windowed", left, this)
 	otherW := g.Stateful(name+"-other-windowed", "join_other_windowed", right, other)
-	thisJoin, otherJoin := name+"-this-join", name+"-other-join"
-	if outerJoin {
-		thisJoin = name + "-outer-this-join"
-	}
-	if leftJoin || outerJoin {
-		otherJoin = name + "-outer-other-join"
-	}
-	tj := g.Add(thisJoin, "join_this", thisW)
+	thisJoin, otherJoin := streamJoinSuffixes(leftJoin, outerJoin)
+	tj := g.Add(name+thisJoin, "join_this", thisW)
 	g.Use(tj, other, unmatched)
-	oj := g.Add(otherJoin, "join_other", otherW)
+	oj := g.Add(name+otherJoin, "join_other", otherW)
 	g.Use(oj, this, unmatched)
 	return g.Add(name+"-merge", "join_merge", tj, oj)
 }

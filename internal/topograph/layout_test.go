@@ -144,36 +144,38 @@ func TestGroupByLayout(t *testing.T) {
 // Stream-stream joins as KStreamImplJoin lays them out, for each kind:
 // "-outer" goes before the side that emits unmatched records, and the
 // outer store is shared by both join processors. The window stores put
-// both sides in one sub-topology.
+// both sides in one sub-topology. With a store name the stores have Kafka
+// Streams' names for StreamJoined.withStoreName.
 func TestStreamJoinLayout(t *testing.T) {
 	cases := []struct {
-		name             string
+		name, storeName  string
 		leftJoin, outer  bool
 		thisJoin, others string
+		this, other      string
 		unmatched        string
 	}{
-		{"inner", false, false, "j-this-join", "j-other-join", ""},
-		{"left", true, false, "j-this-join", "j-outer-other-join", " j-outer"},
-		{"outer", false, true, "j-outer-this-join", "j-outer-other-join", " j-outer"},
+		{"inner", "", false, false, "j-this-join", "j-other-join", "j-this", "j-other", ""},
+		{"left", "", true, false, "j-this-join", "j-outer-other-join", "j-this", "j-other", " j-outer"},
+		{"outer", "", false, true, "j-outer-this-join", "j-outer-other-join", "j-this", "j-other", " j-outer"},
+		{"inner kafka names", "s", false, false, "j-this-join", "j-other-join", "s-this-join-store", "s-other-join-store", ""},
+		{"left kafka names", "s", true, false, "j-this-join", "j-outer-other-join", "s-this-join-store", "s-outer-other-join-store", " s-left-shared-join-store"},
+		{"outer kafka names", "s", false, true, "j-outer-this-join", "j-outer-other-join", "s-outer-this-join-store", "s-outer-other-join-store", " s-outer-shared-join-store"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := New("app")
 			l := g.Source("l", Topic{Name: "l"})
 			r := g.Source("r", Topic{Name: "r"})
-			g.StreamJoin("j", l, r, c.leftJoin, c.outer)
+			g.StreamJoin("j", c.storeName, l, r, c.leftJoin, c.outer)
 			checkLayout(t, g, fmt.Sprintf(`
 				0 l (source) r[l]
 				0 r (source) r[r]
-				0 j-this-windowed (join_this_windowed) <- l s[j-this]
-				0 j-other-windowed (join_other_windowed) <- r s[j-other]
-				0 %[1]s (join_this) <- j-this-windowed s[j-other%[3]s]
-				0 %[2]s (join_other) <- j-other-windowed s[j-this%[3]s]
+				0 j-this-windowed (join_this_windowed) <- l s[%[3]s]
+				0 j-other-windowed (join_other_windowed) <- r s[%[4]s]
+				0 %[1]s (join_this) <- j-this-windowed s[%[4]s%[5]s]
+				0 %[2]s (join_other) <- j-other-windowed s[%[3]s%[5]s]
 				0 j-merge (join_merge) <- %[1]s,%[2]s
-			`, c.thisJoin, c.others, c.unmatched))
-			if _, _, u := StreamJoinStores("j", c.leftJoin || c.outer); (u != "") != (c.unmatched != "") {
-				t.Errorf("StreamJoinStores unmatched store %q, want one: %v", u, c.unmatched != "")
-			}
+			`, c.thisJoin, c.others, c.this, c.other, c.unmatched))
 		})
 	}
 }

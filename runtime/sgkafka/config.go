@@ -70,6 +70,12 @@ const (
 	// DefaultProbingRebalanceInterval is Kafka Streams'
 	// probing.rebalance.interval.ms.
 	DefaultProbingRebalanceInterval = 10 * time.Minute
+	// DefaultEmitInterval is the default of WindowEmitInterval and
+	// OuterJoinEmitInterval, Kafka Streams' 1000 ms.
+	DefaultEmitInterval = engine.DefaultOuterJoinEmitInterval
+	// NoEmitThrottle, as WindowEmitInterval or OuterJoinEmitInterval,
+	// turns the throttle off.
+	NoEmitThrottle = engine.NoEmitThrottle
 )
 
 // Config configures an Engine, in Pebble's style: the zero value of every
@@ -191,6 +197,16 @@ type Config struct {
 	// negative (the spec's invalid_timestamp). Default: TimestampFail.
 	InvalidTime sgstream.TimestampPolicy
 
+	// WindowEmitInterval and OuterJoinEmitInterval are the wall-clock
+	// throttles of emit-on-close windowed aggregations and of the
+	// unmatched records of left and outer stream-stream joins, Kafka
+	// Streams' internal __emit.interval.ms.kstreams.windowed.aggregation__
+	// and __emit.interval.ms.kstreams.outer.join.spurious.results.fix__.
+	// Default 0: Kafka's 1 s. NoEmitThrottle: none, a scan after every
+	// record, as TopologyTestDriver runs them, so that what is emitted does
+	// not depend on how fast records arrive.
+	WindowEmitInterval, OuterJoinEmitInterval time.Duration
+
 	// IdleExit stops the engine (cleanly) once it is running and no record
 	// arrived for this long. Default 0: run until the context ends.
 	IdleExit time.Duration
@@ -248,6 +264,11 @@ func (cfg *Config) EnsureDefaults(appID string) {
 	if cfg.ProbingRebalanceInterval <= 0 {
 		cfg.ProbingRebalanceInterval = DefaultProbingRebalanceInterval
 	}
+	for _, d := range []*time.Duration{&cfg.WindowEmitInterval, &cfg.OuterJoinEmitInterval} {
+		if *d == 0 {
+			*d = DefaultEmitInterval
+		}
+	}
 }
 
 // Validate reports every problem of cfg at once (errors.Join), each
@@ -301,6 +322,14 @@ func (cfg *Config) Validate() error {
 		}
 		if p := cfg.Pebble; p != nil && p.Budget != nil {
 			bad("both StoreMemoryBytes and Pebble.Budget are set: use one")
+		}
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--window-emit-interval", cfg.WindowEmitInterval}, {"--outer-join-emit-interval", cfg.OuterJoinEmitInterval}} {
+		if d.v < 0 && d.v != NoEmitThrottle {
+			bad("emit interval %v: want NoEmitThrottle or 0 or more (%s)", d.v, d.flag)
 		}
 	}
 	if cfg.ReplicationFactor < -1 {

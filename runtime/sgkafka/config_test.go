@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
@@ -24,21 +25,21 @@ func TestNewRejectsDeadLetterWithoutTopic(t *testing.T) {
 // problems of a configuration in one error, each matching ErrConfig.
 func TestValidateReportsEveryProblem(t *testing.T) {
 	cfg := Config{Guarantee: Guarantee(7), Processing: sgstream.PolicyDeadLetter,
-		InvalidTime: sgstream.TimestampPolicy(9), ReplicationFactor: -3}
+		InvalidTime: sgstream.TimestampPolicy(9), ReplicationFactor: -3, OuterJoinEmitInterval: -time.Second}
 	err := cfg.Validate()
 	if !errors.Is(err, ErrConfig) {
 		t.Fatalf("Validate = %v, want ErrConfig", err)
 	}
 	for _, want := range []string{"no brokers", "guarantee 7", "InvalidTime: unknown policy",
-		"needs a dead-letter topic", "replication factor -3"} {
+		"needs a dead-letter topic", "replication factor -3", "emit interval -1s"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate error lacks %q:\n%v", want, err)
 		}
 	}
-	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 5 {
-		t.Errorf("Validate joined %d errors, want 5:\n%v", n, err)
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 6 {
+		t.Errorf("Validate joined %d errors, want 6:\n%v", n, err)
 	}
-	ok := Config{Brokers: []string{"127.0.0.1:1"}}
+	ok := Config{Brokers: []string{"127.0.0.1:1"}, WindowEmitInterval: NoEmitThrottle}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("zero Config with brokers: Validate = %v, want nil", err)
 	}
@@ -51,7 +52,8 @@ func TestEnsureDefaults(t *testing.T) {
 	cfg.EnsureDefaults("app")
 	if cfg.ApplicationID != "app" || cfg.CommitInterval != DefaultCommitIntervalALOS || cfg.Workers != 1 ||
 		cfg.SessionTimeout != DefaultSessionTimeout || cfg.StateDir != DefaultStateDir("app") || cfg.Logger == nil ||
-		cfg.ReplicationFactor != -1 || cfg.MaxPollRecords != DefaultMaxPollRecords {
+		cfg.ReplicationFactor != -1 || cfg.MaxPollRecords != DefaultMaxPollRecords ||
+		cfg.WindowEmitInterval != time.Second || cfg.OuterJoinEmitInterval != time.Second {
 		t.Fatalf("defaults = %+v", cfg)
 	}
 	eos := Config{Guarantee: ExactlyOnceV2, CommitInterval: -1}

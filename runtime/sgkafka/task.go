@@ -119,6 +119,9 @@ func (w *worker) newTask(id engine.TaskID, resume engine.Progress) (*task, error
 		InvalidTime:     e.cfg.InvalidTime,
 		CacheMaxBytes:   cache,
 		Resume:          resume,
+
+		WindowEmitInterval:    e.cfg.WindowEmitInterval,
+		OuterJoinEmitInterval: e.cfg.OuterJoinEmitInterval,
 	})
 	if err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ type internalTopic struct {
 	partitions int
 	configs    map[string]string
 	why        string // "repartition topic", "changelog of store \"x\""
+	// alsoPolicy is a cleanup policy an existing topic may have instead
+	// of configs["cleanup.policy"], or "".
+	alsoPolicy string
 }
 
 func (e *Engine) clientOpts(extra ...kgo.Opt) []kgo.Opt {
@@ -214,13 +217,7 @@ func (e *Engine) planInternalTopics() ([]internalTopic, error) {
 				continue
 			}
 			it := internalTopic{name: changelogTopic(e.cfg.ApplicationID, name), partitions: n, why: fmt.Sprintf("changelog of store %q", name)}
-			switch spec.Kind {
-			case sgstream.KeyValueStore:
-				it.configs = map[string]string{"cleanup.policy": "compact"}
-			default:
-				ret := spec.Retention + windowChangelogExtraRetention
-				it.configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(ret.Milliseconds(), 10)}
-			}
+			changelogConfigs(&it, spec)
 			e.parts[it.name] = n
 			e.changelogs[it.name] = true
 			out = append(out, it)
@@ -231,6 +228,34 @@ func (e *Engine) planInternalTopics() ([]internalTopic, error) {
 }
 
 func changelogTopic(appID, store string) string { return toponame.Changelog(appID, store) }
+
+// changelogConfigs sets the configs of store spec's changelog it as Kafka
+// Streams creates them (InternalTopologyBuilder#createChangelogTopicConfig):
+//   - key-value stores: compacted;
+//   - versioned stores (VersionedChangelogTopicConfig): compacted and never
+//     deleted by age, since a key's latest version never expires, with
+//     min.compaction.lag.ms the history retention plus a day;
+//   - stream-stream join stores (StreamJoinedStoreFactory): deleted, not
+//     compacted, since they retain duplicates, with the window stores'
+//     retention. An existing compact,delete changelog is accepted too: it is
+//     what streamgen created for them before, and what Kafka Streams
+//     creates for join stores given as store suppliers;
+//   - window and session stores (WindowedChangelogTopicConfig): compacted and
+//     deleted after the store's retention plus a day.
+func changelogConfigs(it *internalTopic, spec *engine.StoreSpec) {
+	retention := strconv.FormatInt((spec.Retention + windowChangelogExtraRetention).Milliseconds(), 10)
+	switch {
+	case spec.Kind == sgstream.KeyValueStore:
+		it.configs = map[string]string{"cleanup.policy": "compact"}
+	case spec.Kind == engine.VersionedStore:
+		it.configs = map[string]string{"cleanup.policy": "compact", "min.compaction.lag.ms": retention}
+	case spec.RetainDuplicates:
+		it.configs = map[string]string{"cleanup.policy": "delete", "retention.ms": retention}
+		it.alsoPolicy = "compact,delete"
+	default:
+		it.configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": retention}
+	}
+}
 
 // ensureInternalTopics creates the missing internal topics and checks the
 // existing ones: a partition count or cleanup policy that differs from
@@ -302,7 +327,7 @@ func (e *Engine) ensureInternalTopics(ctx context.Context, adm *kadm.Client, top
 		if got := len(td.Partitions); got != t.partitions {
 			problems = append(problems, fmt.Sprintf("%s %q has %d partitions, the topology needs %d: delete it (kafka-topics.sh --delete --topic %s) so it is recreated, or change the source topics back to %d partitions", t.why, t.name, got, t.partitions, t.name, got))
 		}
-		if got, ok := policy[t.name]; ok && !samePolicy(got, t.configs["cleanup.policy"]) {
+		if got, ok := policy[t.name]; ok && !samePolicy(got, t.configs["cleanup.policy"]) && (t.alsoPolicy == "" || !samePolicy(got, t.alsoPolicy)) {
 			problems = append(problems, fmt.Sprintf("%s %q has cleanup.policy=%s, the topology needs %s: change it with kafka-configs.sh --alter --entity-type topics --entity-name %s --add-config cleanup.policy=[%s]", t.why, t.name, got, t.configs["cleanup.policy"], t.name, t.configs["cleanup.policy"]))
 		}
 	}

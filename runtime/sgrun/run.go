@@ -57,6 +57,44 @@ func (w *warmupFlags) add(fs *flag.FlagSet) error {
 	return nil
 }
 
+// emitIntervals are the wall-clock emit throttles of run: Kafka Streams'
+// internal __emit.interval.ms.kstreams.windowed.aggregation__ and
+// __emit.interval.ms.kstreams.outer.join.spurious.results.fix__, 1 s by
+// default; 0 turns a throttle off, so that what emit-on-close windows and
+// left or outer stream-stream joins emit does not depend on how fast
+// records arrive (replay's flags of the same names default to 0).
+type emitIntervals struct{ window, outerJoin time.Duration }
+
+func (e *emitIntervals) add(fs *flag.FlagSet) error {
+	for _, f := range []struct {
+		d           *time.Duration
+		name, env   string
+		what, kafka string
+	}{
+		{&e.window, "window-emit-interval", "WINDOW_EMIT_INTERVAL", "emit-on-close windowed aggregations", "windowed.aggregation"},
+		{&e.outerJoin, "outer-join-emit-interval", "OUTER_JOIN_EMIT_INTERVAL", "the unmatched records of left and outer stream-stream joins", "outer.join.spurious.results.fix"},
+	} {
+		d, err := time.ParseDuration(env(f.env, sgkafka.DefaultEmitInterval.String()))
+		if err != nil {
+			return fmt.Errorf("streamgen: run: STREAMGEN_%s: %v", f.env, err)
+		}
+		fs.DurationVar(f.d, f.name, d, fmt.Sprintf("wall-clock throttle of %s, Kafka Streams' __emit.interval.ms.kstreams.%s__; 0 turns it off (env STREAMGEN_%s)", f.what, f.kafka, f.env))
+	}
+	return nil
+}
+
+// config returns the intervals as sgkafka.Config takes them: 0 there is
+// the default, so a 0 flag is NoEmitThrottle.
+func (e emitIntervals) config() (window, outerJoin time.Duration) {
+	conv := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return sgkafka.NoEmitThrottle
+		}
+		return d
+	}
+	return conv(e.window), conv(e.outerJoin)
+}
+
 // runFlags are the run command's settings.
 type runFlags struct {
 	connFlags
@@ -76,6 +114,7 @@ type runFlags struct {
 	embedded                       bool
 	input, print                   string
 	untilIdle                      time.Duration
+	emitIntervals                  emitIntervals
 	metricsAddr                    string
 	query                          *queryFlags
 	policies                       *policyFlags
@@ -195,6 +234,9 @@ func parseRunFlags(app *sgapp.App, args []string, stderr io.Writer) (*runFlags, 
 	fs.StringVar(&f.input, "input", "", "produce the records of this replay-format JSON lines file before processing")
 	fs.StringVar(&f.print, "print", "", "print the records of these comma-separated topics (read committed) as JSON lines on stdout")
 	fs.DurationVar(&f.untilIdle, "until-idle", 0, "exit 0 once the input is processed and no record arrived for this long")
+	if err := f.emitIntervals.add(fs); err != nil {
+		return nil, err
+	}
 	fs.StringVar(&f.metricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve Prometheus metrics on http://<addr>/metrics, e.g. 127.0.0.1:9100 (env STREAMGEN_METRICS_ADDR)")
 	f.policies = addPolicyFlags(fs, app)
 	f.query = addQueryFlags(fs)
@@ -277,6 +319,7 @@ func runApp(ctx context.Context, app *sgapp.App, f *runFlags, stdout io.Writer, 
 		DeadLetterTopic: f.errorPolicies.deadLetterTopic, InvalidTime: f.errorPolicies.invalidTime,
 		IdleExit: f.untilIdle, OnStart: app.OnStart,
 	}
+	cfg.WindowEmitInterval, cfg.OuterJoinEmitInterval = f.emitIntervals.config()
 	cfg.QueryAddr = qs.Addr()
 	reg := sgkafka.NewMetricsRegistry()
 	if f.metricsAddr != "" {

@@ -63,15 +63,22 @@ func groupBy[K2, V any](b *Builder, from *nodeInfo, name string, selected func(s
 // of the new mapped value, through <app id>-<name>-repartition. When both
 // map to the same group, one record carries both halves, so the aggregate
 // applies subtract then add and emits once. Mapped pairs with a null key or
-// value are not sent.
+// value are not sent. On a versioned table an out-of-order update is not
+// sent at all (KTableRepartitionMap with versioned semantics: the
+// aggregate holds the latest version of each row), and not counted as
+// dropped, as Kafka Streams does not count it.
 func GroupByTable[K, V, K2, V2 any](t Table[K, V], name string, fn func(key K, value V) (K2, V2), key serdes.Serde[K2], value serdes.Serde[V2]) GroupedTable[K2, V2] {
 	sendOldValues(t)
 	selInfo, sink, source := t.b.g.GroupBy(name, "table_group_by", t.info)
 	mapped, next := newStream[K2, tableChange[V2]](t.b, selInfo)
 	var kbufOld, kbufNew []byte
+	versioned := t.versioned
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		if r.KeyNull {
 			return fmt.Errorf("%w: node %q: table record with null key", ErrProcessing, name)
+		}
+		if versioned && r.Value.NotLatest {
+			return nil
 		}
 		var oldK, newK K2
 		var oldV, newV V2

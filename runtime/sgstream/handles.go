@@ -20,7 +20,9 @@ type Table[K, V any] struct {
 	// Streams' sendOldValues); see sendOldValues.
 	old *tableOpts
 	// versioned is set on a table read into a versioned store and on
-	// filters of one (Kafka's isVersionedOrVersionedUpstream).
+	// the filters and map_values of one (Kafka's
+	// isVersionedOrVersionedUpstream: an operator without a store of its
+	// own inherits it; joins, aggregations and to_table do not).
 	versioned bool
 	// Key and Value serialize the table's keys and values where needed.
 	Key   serdes.Serde[K]

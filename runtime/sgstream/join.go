@@ -87,12 +87,22 @@ func (w JoinWindows) StoreRetention() time.Duration {
 	return max(w.Before+w.After+w.Grace, time.Millisecond)
 }
 
-// StreamJoinSerdes are the serdes a stream-stream join needs for its
-// stores: the key, the left value and the right value.
+// StreamJoinSerdes is what a stream-stream join's stores need, as Kafka
+// Streams' StreamJoined holds it: the serdes of the key, the left value and
+// the right value, and optionally the name the stores are named after.
 type StreamJoinSerdes[K, V1, V2 any] struct {
 	Key   serdes.Serde[K]
 	Left  serdes.Serde[V1]
 	Right serdes.Serde[V2]
+	// StoreName, when set, gives the stores the names Kafka Streams gives
+	// them for StreamJoined.withStoreName(StoreName), so that the join can
+	// take over a Kafka Streams application's join state:
+	// <StoreName>-this-join-store and <StoreName>-other-join-store, with
+	// "-outer" before the side that emits unmatched records, and
+	// <StoreName>-left-shared-join-store or -outer-shared-join-store for
+	// the unmatched records of a left or outer join. Default: the join's
+	// own names, <name>-this, <name>-other and <name>-outer.
+	StoreName string
 }
 
 // JoinStreams joins two co-partitioned streams within w (Kafka's
@@ -104,8 +114,9 @@ type StreamJoinSerdes[K, V1, V2 any] struct {
 // key-value store <name>-outer that holds unmatched records until their
 // window closes (KIP-633): an unmatched left record at time T is emitted as
 // joiner(key, left, nil) with timestamp T once the join's stream time
-// exceeds T + After + Grace, and never if a match arrives first. opts
-// adjust all three stores.
+// exceeds T + After + Grace, and never if a match arrives first.
+// sd.StoreName gives the stores Kafka Streams' names instead. opts adjust
+// all three stores.
 func JoinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner Joiner[K, V1, V2, VR], sd StreamJoinSerdes[K, V1, V2], opts ...WindowStoreOpt) Stream[K, VR] {
 	return joinStreams(left, right, name, kind, w, joiner, sd, opts)
 }

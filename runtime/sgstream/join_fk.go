@@ -163,12 +163,27 @@ type foreignKeyJoin[K, V1, KO, V2, VR any] struct {
 	rValue              serdesOf[V2]
 	fk                  func(V1) KO
 	joiner              Joiner[K, V1, V2, VR]
+
+	// lVersioned and rVersioned say that a side has versioned semantics:
+	// its out-of-order updates are dropped (KIP-914).
+	lVersioned, rVersioned bool
 }
 
 // serdesOf is the part of a serde the join needs for the right value.
 type serdesOf[T any] interface {
 	Append(dst []byte, v T) ([]byte, error)
 	Decode(b []byte) (T, error)
+}
+
+// skip drops a table update the join does not process, counted as dropped:
+// one with a null key, or an out-of-order update of a versioned side, which
+// Kafka Streams' SubscriptionSendProcessorSupplier and
+// ForeignTableJoinProcessorSupplier skip with versioned semantics.
+func (j *foreignKeyJoin[K, V1, KO, V2, VR]) skip(keyNull bool) {
+	if !keyNull {
+		j.task.Logger().Info("skipping out-of-order record from versioned table", "join", j.name)
+	}
+	j.task.Drop()
 }
 
 // serFK serializes a foreign key into a fresh slice (nil and true for a
@@ -274,6 +289,9 @@ func newFKJoin[K, V1, KO, V2, VR any](l Table[K, V1], r Table[KO, V2], name stri
 		rValue:    r.Value,
 		fk:        fk,
 		joiner:    joiner,
+
+		lVersioned: l.versioned,
+		rVersioned: r.versioned,
 	}
 }
 
@@ -304,8 +322,8 @@ type fkSubscriptionSend[K, V1, KO, V2, VR any] struct {
 
 func (p *fkSubscriptionSend[K, V1, KO, V2, VR]) Process(rec Record[K, tableChange[V1]]) error {
 	j := p.j
-	if rec.KeyNull {
-		j.task.Drop()
+	if rec.KeyNull || (j.lVersioned && rec.Value.NotLatest) {
+		j.skip(rec.KeyNull)
 		return nil
 	}
 	var err error
@@ -530,8 +548,8 @@ type fkSubscriber struct {
 
 func (p *fkForeignJoin[K, V1, KO, V2, VR]) Process(rec Record[KO, tableChange[V2]]) error {
 	j := p.j
-	if rec.KeyNull {
-		j.task.Drop()
+	if rec.KeyNull || (j.rVersioned && rec.Value.NotLatest) {
+		j.skip(rec.KeyNull)
 		return nil
 	}
 	fkb, _, err := j.serFK(&p.fbuf, rec.Key)

@@ -63,7 +63,7 @@ type streamJoin[K, V1, V2, VR any] struct {
 
 func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner Joiner[K, V1, V2, VR], sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
 	b := left.b
-	info := b.g.StreamJoin(name, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
+	info := b.g.StreamJoin(name, sd.StoreName, left.info, right.info, kind == LeftJoin, kind == OuterJoin)
 	if err := w.Validate(); err != nil {
 		b.errorf("join %q: %v", name, err)
 	}
@@ -73,7 +73,7 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	if sd.Key == nil || sd.Left == nil || sd.Right == nil {
 		b.errorf("join %q: stream-stream joins need key, left and right serdes", name)
 	}
-	thisName, otherName, outerName := topograph.StreamJoinStores(name, true)
+	thisName, otherName, outerName := topograph.StreamJoinStores(name, sd.StoreName, kind == LeftJoin, kind == OuterJoin)
 	window := func(store string) StoreSpec {
 		s := StoreSpec{Name: store, Kind: WindowStore, Logged: true, RetainDuplicates: true,
 			WindowSize: w.Size(), Retention: w.StoreRetention()}
@@ -86,7 +86,10 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 	b.declareStore(thisSpec)
 	b.declareStore(window(otherName))
 	if kind != InnerJoin {
-		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true, OwnLayout: true}
+		// Kafka Streams' layout (see store), so a Kafka Streams join's
+		// unmatched records can be taken over; generated code marks it
+		// as its own when the keys or values are msgpack records.
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}

@@ -103,6 +103,36 @@ func TestJoinStreamsDeclaresKafkaStores(t *testing.T) {
 	if tp.Store("j-outer") != nil {
 		t.Fatal("inner join declared an outer store")
 	}
+	// With a store name the stores have Kafka Streams' names for
+	// StreamJoined.withStoreName, and so have their changelogs.
+	for _, c := range []struct {
+		kind               JoinKind
+		this, other, outer string
+	}{
+		{InnerJoin, "s-this-join-store", "s-other-join-store", ""},
+		{LeftJoin, "s-this-join-store", "s-outer-other-join-store", "s-left-shared-join-store"},
+		{OuterJoin, "s-outer-this-join-store", "s-outer-other-join-store", "s-outer-shared-join-store"},
+	} {
+		sd := jvJoinSerdes
+		sd.StoreName = "s"
+		tp, err = newTopology("app", func(b *Builder) {
+			l := Source(b, "left", jvSrc("left"))
+			r := Source(b, "right", jvSrc("right"))
+			To(JoinStreams(l, r, "j", c.kind, JoinWindows{Before: ms(1), After: ms(1)}, joinStr, sd), "sink", "out", jvSink())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(slices.Values(tp.SubTopologies()[0].Stores))
+		want := []string{c.this, c.other}
+		if c.outer != "" {
+			want = append(want, c.outer)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%v join stores %q, want %q", c.kind, got, want)
+		}
+	}
 	// before + after < 0 is rejected, as JoinWindows does.
 	_, err = newTopology("app", func(b *Builder) {
 		l := Source(b, "left", jvSrc("left"))

@@ -64,3 +64,42 @@ func TestMarkOwnLayout(t *testing.T) {
 		t.Fatalf("marking an undeclared store: %v", err)
 	}
 }
+
+// TestOuterJoinStoreChangelogIsKafkas: the unmatched records of a left
+// stream-stream join are logged in Kafka Streams' layout, without the
+// marker, so that a Kafka Streams join's state can be taken over: the key
+// is TimestampedKeyAndJoinSide (timestamp, side byte 1 for left, key), the
+// value the whole list after the put, a ListSerde of LeftOrRightValues
+// (variable-size flag 1, count, each element's length, side byte, value),
+// the record timestamp the record's; a match or an emission logs a
+// tombstone.
+func TestOuterJoinStoreChangelogIsKafkas(t *testing.T) {
+	d := newJDrv(t, func(b *Builder) {
+		l := Source(b, "left", jvSrc("left"))
+		r := Source(b, "right", jvSrc("right"))
+		sd := jvJoinSerdes
+		sd.StoreName = "s"
+		To(JoinStreams(l, r, "j", LeftJoin, JoinWindows{Before: ms(10), After: ms(10)}, joinStr, sd), "sink", "out", jvSink())
+	})
+	d.pipe("left", "k", "A", 5)
+	d.pipe("left", "k", "B", 5) // a duplicate: the list grows
+	d.pipe("right", "k", "X", 7)
+	recs := d.Output("app-s-left-shared-join-store-changelog")
+	key := "\x00\x00\x00\x00\x00\x00\x00\x05\x01k"
+	want := []struct{ value string }{
+		{"\x01\x00\x00\x00\x01\x00\x00\x00\x02\x01A"},
+		{"\x01\x00\x00\x00\x02\x00\x00\x00\x02\x01A\x00\x00\x00\x02\x01B"},
+		{""}, // the match deletes the key: a tombstone
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d changelog records, want %d: %+v", len(recs), len(want), recs)
+	}
+	for i, r := range recs {
+		if string(r.Key) != key || string(r.Value) != want[i].value || (want[i].value == "") != (r.Value == nil) || r.Headers != nil {
+			t.Fatalf("changelog record %d: key %q value %q headers %+v, want key %q value %q, no headers", i, r.Key, r.Value, r.Headers, key, want[i].value)
+		}
+	}
+	if recs[0].Timestamp != 5 || recs[2].Timestamp != 7 {
+		t.Fatalf("changelog timestamps %d, %d, want the records' 5, 7", recs[0].Timestamp, recs[2].Timestamp)
+	}
+}

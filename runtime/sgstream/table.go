@@ -277,7 +277,9 @@ func (g filterGetter[K, V]) Get(key K) (v V, ts int64, found bool, err error) {
 
 // MapValuesTable maps every row's value (KTableMapValues): tombstones stay
 // tombstones, and a mapper that returns a null value deletes the row.
-// value serializes the new values where needed.
+// value serializes the new values where needed. On a versioned table the
+// result is versioned too: updates keep their out-of-order mark and
+// lookups as of a time map the version valid then.
 func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, value V) V2, value serdes.Serde[V2]) Table[K, V2] {
 	info := t.b.addNode(name, "map_values", t.info)
 	var getter func(*task) (valueGetter[K, V2], error)
@@ -287,17 +289,20 @@ func MapValuesTable[K, V, V2 any](t Table[K, V], name string, fn func(key K, val
 			if err != nil {
 				return nil, err
 			}
-			return mapGetter[K, V, V2]{g, fn}, nil
+			return newMapGetter(g, fn), nil
 		}
 	}
 	out, next := newTable(t.b, info, getter, "", t.Key, value)
+	// An unmaterialized map_values inherits versioned semantics
+	// (isVersionedOrVersionedUpstream), as its value getter does.
+	out.versioned = t.versioned
 	out.old.parent = func() { sendOldValues(t) }
 	out.old.noFreeOld = !freeOldValues(t)
 	out.old.view = t.lookupStore()
 	opts := out.old
 	t.to(nodeFunc[K, tableChange[V]](func(r Record[K, tableChange[V]]) error {
 		in := r.Value
-		ch := tableChange[V2]{NewNull: true, OldNull: true}
+		ch := tableChange[V2]{NewNull: true, OldNull: true, NotLatest: in.NotLatest}
 		if !in.NewNull {
 			ch.New = fn(r.Key, in.New)
 			ch.NewNull = isNull(ch.New)
@@ -321,7 +326,12 @@ func (g mapGetter[K, V, V2]) Get(key K) (v2 V2, ts int64, found bool, err error)
 	if err != nil || !found {
 		return v2, 0, false, err
 	}
-	v2 = g.fn(key, v)
+	return g.mapped(key, v, ts)
+}
+
+// mapped maps a found value; a mapper's null result reads as absent.
+func (g mapGetter[K, V, V2]) mapped(key K, v V, ts int64) (V2, int64, bool, error) {
+	v2 := g.fn(key, v)
 	if isNull(v2) {
 		var zero V2
 		return zero, 0, false, nil

@@ -186,6 +186,29 @@ func newFilterGetter[K, V any](parent valueGetter[K, V], pred func(K, V) bool, k
 	return fg
 }
 
+// mapAsOf is mapGetter over a versioned parent
+// (KTableMapValuesValueGetter passes isVersioned through).
+type mapAsOf[K, V, V2 any] struct {
+	mapGetter[K, V, V2]
+	parent asOfGetter[K, V]
+}
+
+func (g mapAsOf[K, V, V2]) GetAsOf(key K, asOf int64) (v2 V2, ts int64, found bool, err error) {
+	v, ts, found, err := g.parent.GetAsOf(key, asOf)
+	if err != nil || !found {
+		return v2, 0, false, err
+	}
+	return g.mapped(key, v, ts)
+}
+
+func newMapGetter[K, V, V2 any](parent valueGetter[K, V], fn func(K, V) V2) valueGetter[K, V2] {
+	mg := mapGetter[K, V, V2]{parent, fn}
+	if vg, ok := parent.(asOfGetter[K, V]); ok {
+		return mapAsOf[K, V, V2]{mg, vg}
+	}
+	return mg
+}
+
 // GraceBufferStore is the name of a stream-table join's grace buffer
 // store: Kafka Streams' "<join name>-Buffer".
 func GraceBufferStore(join string) string { return join + "-Buffer" }

@@ -1,8 +1,11 @@
 package sgstream
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/streamgen/streamgen/serdes"
 )
 
 // versionedJoin is a stream-table left join on a versioned table with a
@@ -56,4 +59,84 @@ func TestJoinStreamVersionedGraceSurvivesRestart(t *testing.T) {
 	d2.expectOut("k:L+null@1")
 	d2.pipe("s", "k", "C", 13)
 	d2.expectOut("k:A+null@6", "k:B+X@8")
+}
+
+// versionedStrTable is a string table read into a versioned store with a
+// history retention of 10.
+func versionedStrTable(b *Builder) Table[string, string] {
+	return VersionedTableSource(b, "t", strSrc("t"), "t-store", 10*time.Millisecond)
+}
+
+// TestVersionedMapValuesInheritsVersionedSemantics: map_values of a
+// versioned table is versioned (Kafka's isVersionedOrVersionedUpstream):
+// out-of-order updates reach to_stream, a filter after it forwards a row
+// that fails before and after, and a stream-table join reads the mapped
+// version as of the stream record's timestamp.
+func TestVersionedMapValuesInheritsVersionedSemantics(t *testing.T) {
+	d := newTDrv(t, func(b *Builder) {
+		m := MapValuesTable(versionedStrTable(b), "m", func(_ string, v string) string { return strings.ToUpper(v) }, serdes.String)
+		To(ToStream(m, "m-stream"), "sink", "out", strSink())
+		f := FilterTable(m, "f", func(_ string, v string) bool { return v != "HIDE" })
+		To(ToStream(f, "f-stream"), "sink2", "filtered", strSink())
+		s := Source(b, "s", strSrc("s"))
+		j := JoinStreamTable(s, m, "j", LeftJoin, func(_ string, sv string, tv string, _ Missing) string { return sv + "+" + tv })
+		To(j, "sink3", "joined", strSink())
+	})
+	d.pipeS("t", "k", "x", 5)
+	d.pipeS("t", "k", "hide", 20)
+	d.pipeS("t", "k", "hide", 12) // out of order: forwarded, not latest
+	d.pipeS("t", "k", "y", 3)     // older than 20 - 10: not stored, not forwarded
+	wantOut(t, d.outS("out", nil), "k=X@5", "k=HIDE@20", "k=HIDE@12")
+	// The filter forwards the out-of-order update although it fails before
+	// (HIDE@20) and after: a plain table's filter would skip it.
+	wantOut(t, d.outS("filtered", nil), "k=X@5", "k=null@20", "k=null@12")
+	d.pipeS("s", "k", "a", 11) // as of 11: x@5, valid until the version at 12
+	d.pipeS("s", "k", "b", 25)
+	d.pipeS("s", "k", "c", 7) // before 20 - 10: only the latest version, valid from 20
+	wantOut(t, d.outS("joined", nil), "k=a+X@11", "k=b+HIDE@25", "k=c+@7")
+}
+
+// TestVersionedGroupByDropsOutOfOrderUpdates: a table group_by of a
+// versioned table sends no out-of-order update (KTableRepartitionMap with
+// versioned semantics), so the aggregate reflects the latest version of
+// each row; Kafka Streams does not count these as dropped.
+func TestVersionedGroupByDropsOutOfOrderUpdates(t *testing.T) {
+	d := newTDrv(t, func(b *Builder) {
+		m := MapValuesTable(versionedStrTable(b), "m", func(_ string, v string) string { return v }, serdes.String)
+		g := GroupByTable(m, "by-value", func(k, v string) (string, string) { return v, k }, serdes.String, serdes.String)
+		To(ToStream(CountTable(g, "count", "counts"), "s"), "sink", "out", i64Sink())
+	})
+	d.pipeS("t", "a", "red", 10)
+	d.pipeS("t", "a", "blue", 20)
+	d.pipeS("t", "a", "green", 15) // out of order: not regrouped
+	d.pipeS("t", "b", "blue", 16)
+	wantOut(t, d.outS("out", decI64), "red=1@10", "red=0@20", "blue=1@20", "blue=2@20")
+	if got := d.Tasks()[0].Stats().Dropped; got != 0 {
+		t.Fatalf("dropped = %d, want 0", got)
+	}
+}
+
+// TestVersionedForeignKeyJoinDropsOutOfOrderUpdates: a foreign-key join
+// skips the out-of-order updates of a versioned side, left and right, and
+// counts them as dropped (SubscriptionSendProcessorSupplier,
+// ForeignTableJoinProcessorSupplier).
+func TestVersionedForeignKeyJoinDropsOutOfOrderUpdates(t *testing.T) {
+	d := newJDrv(t, func(b *Builder) {
+		l := VersionedTableSource(b, "orders", jvSrc("orders"), "orders-store", 10*time.Millisecond)
+		r := VersionedTableSource(b, "customers", jvSrc("customers"), "customers-store", 10*time.Millisecond)
+		j := JoinForeignKey(l, r, "fk", InnerJoin, orderFK, joinStr, "", ForeignKeySerdes[string, *jv, string, *jv]{Result: jvSerde{}})
+		To(ToStream(j, "fk-stream"), "sink", "out", jvSink())
+	})
+	d.pipe("customers", "c1", "Alice", 10)
+	d.pipe("customers", "c2", "Bob", 10)
+	d.pipe("orders", "o1", "c1|x", 10)
+	d.expectOut("o1:c1|x+Alice@10")
+	d.pipe("customers", "c1", "Old", 5) // out of order on the right: skipped
+	d.pipe("orders", "o1", "c2|y", 6)   // out of order on the left: skipped
+	d.expectOut()
+	d.pipe("customers", "c1", "Alicia", 11)
+	d.expectOut("o1:c1|x+Alicia@11")
+	if got := d.Tasks()[0].Stats().Dropped + d.Tasks()[1].Stats().Dropped; got != 2 {
+		t.Fatalf("dropped = %d, want 2", got)
+	}
 }

@@ -13,12 +13,12 @@
 //   - topic and store names Kafka Streams generates (containing
 //     "-0000000"), likewise matched by position;
 //   - a foreign-key join's subscription store, "<join>-subscription-store"
-//     in Kafka Streams and "<join>-subscriptions" in streamgen;
-//   - a stream-stream join's stores, which Kafka Streams names after the
-//     join processors ("<join>-this-join-store", "<join>-outer-other-join-store",
-//     "<join>-left-shared-join-store"…) and streamgen "<join>-this",
-//     "<join>-other" and "<join>-outer" (their changelogs are named after
-//     them, so renaming them would move existing state).
+//     in Kafka Streams and "<join>-subscriptions" in streamgen.
+//
+// A stream-stream join's stores are not normalised: the scenarios give the
+// join `store:`, which names them as Kafka Streams does for
+// StreamJoined.withStoreName ("<store>-this-join-store",
+// "<store>-outer-other-join-store", "<store>-left-shared-join-store"…).
 //
 // The order check re-sorts the Java graph under the streamgen names with
 // Kafka Streams' comparator (sub-tree size, then name) and requires
@@ -47,23 +47,7 @@ func normStore(s string) string {
 	if base, ok := strings.CutSuffix(s, "-subscription-store"); ok {
 		return base + "-subscriptions"
 	}
-	for _, m := range streamJoinStores {
-		if base, ok := strings.CutSuffix(s, m.kafka); ok {
-			return base + m.ours
-		}
-	}
 	return s
-}
-
-// streamJoinStores maps the suffixes of Kafka Streams' stream-stream join
-// stores onto streamgen's (longest first where one ends another).
-var streamJoinStores = []struct{ kafka, ours string }{
-	{"-outer-this-join-store", "-this"},
-	{"-this-join-store", "-this"},
-	{"-outer-other-join-store", "-other"},
-	{"-other-join-store", "-other"},
-	{"-left-shared-join-store", "-outer"},
-	{"-outer-shared-join-store", "-outer"},
 }
 
 // Compare returns nil when ours (streamgen's describe text) equals java's

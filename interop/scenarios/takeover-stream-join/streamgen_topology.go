@@ -38,9 +38,10 @@ func BuildTopology(b *sgstream.Builder) {
 		After:  5 * time.Minute,
 		Grace:  time.Minute,
 	}, sgstream.ValueJoiner(Pair), sgstream.StreamJoinSerdes[string, string, string]{
-		Key:   serdes.String,
-		Left:  serdes.String,
-		Right: serdes.String,
+		Key:       serdes.String,
+		Left:      serdes.String,
+		Right:     serdes.String,
+		StoreName: "views-clicks",
 	})
 	sgstream.To(viewClicksViewsClicks, "view-clicks", "takeover-stream-join.pairs", sgstream.SinkConfig[string, string]{
 		Key:   serdes.String,
@@ -51,7 +52,7 @@ func BuildTopology(b *sgstream.Builder) {
 // The user functions the spec names, with the signatures the topology needs: a
 // mismatch fails `go build` here, next to the spec position of the step.
 var (
-	// streamgen.yaml:24:15: joiner of node "view-clicks.views-clicks"
+	// streamgen.yaml:25:15: joiner of node "view-clicks.views-clicks"
 	_ func(key string, left string, right string) string = Pair
 )
 

@@ -51,11 +51,11 @@ type StoreSpec struct {
 	Timestamped bool
 	// OwnLayout says the store's changelog is in a layout of streamgen's
 	// own, which Kafka Streams neither writes nor reads for a store of
-	// that name: suppress and join buffers, subscription stores, the outer
-	// join's store, stores of process steps, and stores whose keys or
-	// values are msgpack records. Its changelog records carry the layout
-	// marker (see LayoutHeader), and restoring it refuses records without
-	// one rather than reading another layout's bytes as its own.
+	// that name: suppress and join buffers, subscription stores, stores of
+	// process steps, and stores whose keys or values are msgpack records.
+	// Its changelog records carry the layout marker (see LayoutHeader),
+	// and restoring it refuses records without one rather than reading
+	// another layout's bytes as its own.
 	OwnLayout bool
 }
 

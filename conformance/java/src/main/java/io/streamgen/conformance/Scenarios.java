@@ -276,6 +276,29 @@ final class Scenarios {
             left.outerJoin(right, Scenarios::tableJoin, Named.as("tt"), mat("tt-store", S))
                     .toStream().to("out", Produced.with(S, S));
         });
+        // mapValues and filter inherit versioned semantics from the table
+        // (InternalStreamsBuilder#isVersionedOrVersionedUpstream).
+        ALL.put("versioned-mapvalues-filter", b -> {
+            KTable<String, String> labels = b.table("infos", Consumed.with(S, J), versioned("infos-store"))
+                    .mapValues(Scenarios::describe)
+                    .filter((k, v) -> !v.startsWith("a/"));
+            labels.toStream().to("out", Produced.with(S, S));
+            b.stream("events", Consumed.with(S, J))
+                    .leftJoin(labels, (k, e, l) -> eventV(e) + "|" + (l == null ? "null" : l), Joined.with(S, J, S, "st"))
+                    .to("joined", Produced.with(S, S));
+        });
+        ALL.put("versioned-groupby-aggregate", b -> b
+                .table("accounts", Consumed.with(S, J), versioned("accounts-store"))
+                .groupBy((k, v) -> KeyValue.pair(v.get("region").asText(), v.get("amount").asLong()),
+                        Grouped.with("regions", S, L))
+                .aggregate(() -> 0L, (k, v, agg) -> agg + v, (k, v, agg) -> agg - v, mat("region-totals", L))
+                .toStream().to("out", Produced.with(S, L)));
+        ALL.put("fk-versioned", b -> {
+            KTable<String, JsonNode> orders = b.table("orders", Consumed.with(S, J), versioned("orders-store"));
+            KTable<String, JsonNode> products = b.table("products", Consumed.with(S, J), versioned("products-store"));
+            orders.leftJoin(products, Scenarios::orderProduct, Scenarios::orderWithProduct, TableJoined.as("fk"))
+                    .toStream().to("out", Produced.with(S, S));
+        });
     }
 
     // versioned is Materialized on a versioned store with a 5 s history retention.

@@ -140,6 +140,10 @@ public final class Main {
       p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
       p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
       p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+      // No wall-clock throttle on the emission of a left or outer join's unmatched records
+      // (the harness runs the streamgen apps with --outer-join-emit-interval 0 too): with the
+      // default 1 s, which records are emitted and when depends on how fast each side reads.
+      p.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX, 0L);
       p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
       KafkaStreams ks = new KafkaStreams(b.build(), p);
       ks.setUncaughtExceptionHandler(

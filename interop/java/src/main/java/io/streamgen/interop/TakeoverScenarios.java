@@ -27,7 +27,6 @@ import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * The takeover scenarios: a Kafka Streams application runs a topology under the streamgen app's
@@ -41,8 +40,8 @@ final class TakeoverScenarios {
   private TakeoverScenarios() {}
 
   static List<Scenario> all() {
-    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(),
-        new Session(), new StreamJoin(), new Count("takeover-back-count"),
+    return List.of(new Count("takeover-count"), new WindowedCount("takeover-windowed-count"), new Join(false), new Join(true),
+        new Session(), new StreamJoin(false), new StreamJoin(true), new Count("takeover-back-count"),
         new WindowedCount("takeover-back-windowed-count"));
   }
 
@@ -219,27 +218,44 @@ final class TakeoverScenarios {
    * takeover-join: orders (quantities) left-joined with a table of prices. Every price is in the
    * first half, before its orders in time; the second half's orders join against the table
    * taken over. Products p10 and p11 have no price.
+   *
+   * <p>takeover-versioned (versioned = true) reads the prices into a versioned store (one hour of
+   * history), so each order joins the price as of its own time: the even products' prices change
+   * twenty seconds into the first half, and every fifth order of the second half is timestamped
+   * back into the first half's range, so it joins a version, from before or after the change,
+   * that only the versioned store's changelog, taken over, holds.
    */
   static final class Join implements Scenario {
-    static final String ORDERS = "takeover-join.orders";
-    static final String PRICES = "takeover-join.prices";
-    static final String OUT = "takeover-join.totals";
+    final boolean versioned;
+    final String scenario, orders, prices, out;
+
+    Join(boolean versioned) {
+      this.versioned = versioned;
+      this.scenario = versioned ? "takeover-versioned" : "takeover-join";
+      this.orders = scenario + ".orders";
+      this.prices = scenario + ".prices";
+      this.out = scenario + ".totals";
+    }
 
     public String name() {
-      return "takeover-join";
+      return scenario;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(out);
     }
 
     public int produceFirst(Env env) throws Exception {
+      int n = 10;
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 10; i++) {
-          send(p, PRICES, base() - 100_000 + i, "p" + i, int64(10 * (i + 1)));
+          send(p, prices, base() - 100_000 + i, "p" + i, int64(10 * (i + 1)));
+        }
+        for (int i = 0; versioned && i < 10; i += 2, n++) {
+          send(p, prices, base() + 20_500 + i, "p" + i, int64(10 * (i + 1) + 5));
         }
       }
-      return 10 + orders(env, 0);
+      return n + orders(env, 0);
     }
 
     public int produce(Env env) throws Exception {
@@ -251,23 +267,25 @@ final class TakeoverScenarios {
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 40; i++) {
           int n = h * 40 + i;
-          send(p, ORDERS, base() + n * 1000L, "p" + r.nextInt(12), int64(1 + r.nextInt(9)));
+          long ts = versioned && h == 1 && i % 5 == 0 ? base() + i * 1000L : base() + n * 1000L;
+          send(p, orders, ts, "p" + r.nextInt(12), int64(1 + r.nextInt(9)));
         }
       }
       return 40;
     }
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
-      KTable<String, Long> prices =
-          b.table(PRICES, Consumed.with(Serdes.String(), Serdes.Long()),
-              Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("prices-store")
-                  .withKeySerde(Serdes.String())
-                  .withValueSerde(Serdes.Long()));
-      b.stream(ORDERS, Consumed.with(Serdes.String(), Serdes.Long()))
-          .leftJoin(prices, (qty, price) -> price == null
+      Materialized<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>> store = versioned
+          ? Materialized.as(Stores.persistentVersionedKeyValueStore("prices-store", Duration.ofHours(1)))
+          : Materialized.as("prices-store");
+      KTable<String, Long> table =
+          b.table(prices, Consumed.with(Serdes.String(), Serdes.Long()),
+              store.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+      b.stream(orders, Consumed.with(Serdes.String(), Serdes.Long()))
+          .leftJoin(table, (qty, price) -> price == null
               ? qty + " x ?"
               : qty + " x " + price + " = " + (qty * price))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
+          .to(out + suffix, Produced.with(Serdes.String(), Serdes.String()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
@@ -337,22 +355,37 @@ final class TakeoverScenarios {
    * takeover-stream-join: views and clicks of five ads, joined within five minutes (an inner
    * join, one minute grace). Records alternate between the two topics every 15 seconds, one
    * timestamp each, so each view joins about four clicks and the second half's first five
-   * minutes join first-half records. The join stores are named through StreamJoined's store
-   * suppliers as the streamgen app names them (NAME-this, NAME-other), retaining duplicates with
-   * the retention and window size Kafka Streams requires of join stores.
+   * minutes join first-half records. The join stores are named with StreamJoined.withStoreName,
+   * as an application that names its state would, and the spec's store: gives the streamgen app's
+   * stores the same names (NAME-this-join-store, NAME-other-join-store).
+   *
+   * <p>takeover-left-join (left = true) is the left join of the same records, but every fourth
+   * view is of an ad nobody clicks ("solo0".."solo2"), and the second half starts ten minutes
+   * after the first: the views the first half left unmatched within their window wait in the
+   * join's shared store (NAME-left-shared-join-store), and the streamgen app, restoring it, emits
+   * them as "view+null" at its first record, as Kafka Streams does at the same record. Both sides
+   * run without the emit throttle (Main, the harness), so what the join emits does not depend on
+   * how fast it reads.
    */
   static final class StreamJoin implements Scenario {
-    static final String VIEWS = "takeover-stream-join.views";
-    static final String CLICKS = "takeover-stream-join.clicks";
-    static final String OUT = "takeover-stream-join.pairs";
     static final String NAME = "views-clicks";
+    final boolean left;
+    final String scenario, views, clicks, out;
+
+    StreamJoin(boolean left) {
+      this.left = left;
+      this.scenario = left ? "takeover-left-join" : "takeover-stream-join";
+      this.views = scenario + ".views";
+      this.clicks = scenario + ".clicks";
+      this.out = scenario + ".pairs";
+    }
 
     public String name() {
-      return "takeover-stream-join";
+      return scenario;
     }
 
     public List<String> outputs() {
-      return List.of(OUT);
+      return List.of(out);
     }
 
     public int produceFirst(Env env) throws Exception {
@@ -364,11 +397,13 @@ final class TakeoverScenarios {
     }
 
     int events(Env env, int h) throws Exception {
+      long gap = left ? h * Duration.ofMinutes(10).toMillis() : 0;
       try (KafkaProducer<String, byte[]> p = env.producer()) {
         for (int i = 0; i < 40; i++) {
           int n = h * 40 + i;
           boolean view = n % 2 == 0;
-          send(p, view ? VIEWS : CLICKS, base() + n * 15_000L, "ad" + (n / 2) % 5,
+          String key = left && n % 8 == 0 ? "solo" + (n / 8) % 3 : "ad" + (n / 2) % 5;
+          send(p, view ? views : clicks, base() + gap + n * 15_000L, key,
               utf8((view ? "view-" : "click-") + n));
         }
       }
@@ -377,21 +412,15 @@ final class TakeoverScenarios {
 
     public void topology(StreamsBuilder b, Env env, String suffix) {
       JoinWindows w = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1));
-      KStream<String, String> views = b.stream(VIEWS, Consumed.with(Serdes.String(), Serdes.String()));
-      KStream<String, String> clicks = b.stream(CLICKS, Consumed.with(Serdes.String(), Serdes.String()));
-      views.join(clicks, (v, c) -> v + "+" + c, w,
-              StreamJoined.<String, String, String>with(joinStore(NAME + "-this", w), joinStore(NAME + "-other", w))
-                  .withKeySerde(Serdes.String())
-                  .withValueSerde(Serdes.String())
-                  .withOtherValueSerde(Serdes.String())
-                  .withName(NAME))
-          .to(OUT + suffix, Produced.with(Serdes.String(), Serdes.String()));
-    }
-
-    /** A join store as KStreamImplJoin builds one, under the given name. */
-    static WindowBytesStoreSupplier joinStore(String name, JoinWindows w) {
-      return Stores.persistentWindowStore(name, Duration.ofMillis(w.size() + w.gracePeriodMs()),
-          Duration.ofMillis(w.size()), true);
+      KStream<String, String> v = b.stream(views, Consumed.with(Serdes.String(), Serdes.String()));
+      KStream<String, String> c = b.stream(clicks, Consumed.with(Serdes.String(), Serdes.String()));
+      StreamJoined<String, String, String> named = StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String())
+          .withStoreName(NAME)
+          .withName(NAME);
+      KStream<String, String> pairs = left
+          ? v.leftJoin(c, (view, click) -> view + "+" + click, w, named)
+          : v.join(c, (view, click) -> view + "+" + click, w, named);
+      pairs.to(out + suffix, Produced.with(Serdes.String(), Serdes.String()));
     }
 
     public JsonNode decode(Env env, String topic, byte[] value) {
