@@ -16,12 +16,13 @@ import (
 //   - Put marks the key dirty and most recently used; the value replaces any
 //     earlier one (only the latest value and record context are flushed).
 //   - When the budget is exceeded, the namespace being written evicts its
-//     least recently used entries; evicting a dirty entry first flushes the
-//     whole namespace.
+//     least recently used entries; evicting a dirty entry flushes the whole
+//     namespace, the evicted entry first (it has left the cache by then).
 //   - Flush (on commit, or on such an eviction) calls the callback once per
 //     dirty key, in the order the keys were last updated, with the old value
 //     read from the underlying store — except for keys that did not exist
-//     before and were deleted again (new nil, no old value).
+//     before and were deleted again (new nil, no old value). Deleted keys
+//     then leave the cache; the others stay, clean.
 //   - A budget of 0 makes every Put flush at once (caching disabled).
 //
 // A Cache is not safe for concurrent use.
@@ -119,6 +120,12 @@ type NamedCache struct {
 	last *cacheEntry
 	// batch is Flush's scratch list of the entries it flushes.
 	batch []*cacheEntry
+	// groups orders the keys within each group (see EnableRanges); nil
+	// without.
+	groups  map[string]*[]*cacheEntry
+	groupOf func(key []byte) int
+	// scratch is Range's snapshot of the entries it visits.
+	scratch []cacheKV
 }
 
 // SetOldValues says whether the flush callback needs FlushEntry.OldValue
@@ -206,6 +213,7 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 		}
 		n.m[string(e.key)] = e
 		n.lru.pushBack(e)
+		n.addToGroup(e)
 	} else {
 		n.c.size -= entrySize(e)
 		n.lru.remove(e)
@@ -232,13 +240,12 @@ func (n *NamedCache) maybeEvict() error {
 			// own writes (Kafka does the same).
 			return nil
 		}
-		if e.isDirty {
-			if err := n.Flush(); err != nil {
+		dirty := e.isDirty
+		n.drop(e)
+		if dirty {
+			if err := n.flushAll(e); err != nil {
 				return err
 			}
-		}
-		if n.m[string(e.key)] == e { // a flush callback may have removed it
-			n.drop(e)
 		}
 	}
 	return nil
@@ -253,16 +260,25 @@ func (n *NamedCache) drop(e *cacheEntry) {
 		n.dirty.remove(e)
 	}
 	delete(n.m, string(e.key))
+	n.removeFromGroup(e)
 	n.c.size -= entrySize(e)
 }
 
 // Flush hands every dirty entry to the flush callback (see Cache) and marks
-// it clean; clean entries stay cached for reads.
-func (n *NamedCache) Flush() error {
-	if n.flushing || n.dirty.front() == nil {
+// it clean; clean entries stay cached for reads, deleted ones leave.
+func (n *NamedCache) Flush() error { return n.flushAll(nil) }
+
+// flushAll is Flush after evicting the dirty entry evicted (nil: none),
+// which is flushed first, as Kafka's NamedCache flushes an eviction.
+func (n *NamedCache) flushAll(evicted *cacheEntry) error {
+	if n.flushing || evicted == nil && n.dirty.front() == nil {
 		return nil
 	}
 	batch := n.batch[:0]
+	if evicted != nil {
+		evicted.isDirty = false
+		batch = append(batch, evicted)
+	}
 	for e := n.dirty.front(); e != nil; e = n.dirty.front() {
 		n.dirty.remove(e)
 		e.isDirty = false
@@ -296,6 +312,11 @@ func (n *NamedCache) Flush() error {
 			return err
 		}
 	}
+	for _, e := range batch {
+		if e.value == nil && !e.isDirty && n.m[string(e.key)] == e {
+			n.drop(e)
+		}
+	}
 	return nil
 }
 
@@ -307,6 +328,84 @@ func (n *NamedCache) redirty(rest []*cacheEntry) {
 			n.dirty.pushBack(e)
 		}
 	}
+}
+
+// EnableRanges keeps the namespace's keys ordered within groups, for
+// Range: group returns the length of a key's group prefix. A window store's
+// cache groups by the user key, whose windows a fetch visits in time
+// order; keys of a group differ only after the prefix. Call it before the
+// first Put.
+func (n *NamedCache) EnableRanges(group func(key []byte) int) {
+	n.groupOf, n.groups = group, map[string]*[]*cacheEntry{}
+}
+
+func (n *NamedCache) addToGroup(e *cacheEntry) {
+	if n.groups == nil {
+		return
+	}
+	g := string(e.key[:n.groupOf(e.key)])
+	es := n.groups[g]
+	if es == nil {
+		es = new([]*cacheEntry)
+		n.groups[g] = es
+	}
+	i, _ := slices.BinarySearchFunc(*es, e.key, func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) })
+	*es = slices.Insert(*es, i, e)
+}
+
+func (n *NamedCache) removeFromGroup(e *cacheEntry) {
+	if n.groups == nil {
+		return
+	}
+	g := string(e.key[:n.groupOf(e.key)])
+	es := n.groups[g]
+	if es == nil {
+		return
+	}
+	if i, ok := slices.BinarySearchFunc(*es, e.key, func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) }); ok {
+		*es = slices.Delete(*es, i, i+1)
+	}
+	if len(*es) == 0 {
+		delete(n.groups, g)
+	}
+}
+
+type cacheKV struct{ k, v []byte }
+
+// Range visits the cached entries of the group of lower (which upper
+// shares) with keys in [lower, upper], ascending or, with reverse,
+// descending; a nil value is a cached delete. Each visited entry becomes
+// the most recently used, as Kafka's cache iterators make it. The entries
+// are taken before fn is first called, so fn may write to the cache. It
+// needs EnableRanges.
+func (n *NamedCache) Range(lower, upper []byte, reverse bool, fn func(key, value []byte) error) error {
+	es := n.groups[string(lower[:n.groupOf(lower)])]
+	if es == nil {
+		return nil
+	}
+	cmpKey := func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) }
+	i, _ := slices.BinarySearchFunc(*es, lower, cmpKey)
+	j, found := slices.BinarySearchFunc(*es, upper, cmpKey)
+	if found {
+		j++
+	}
+	snap := n.scratch[:0]
+	n.scratch = nil // a Range inside fn takes its own
+	defer func() { clear(snap); n.scratch = snap[:0] }()
+	for _, e := range (*es)[i:max(i, j)] {
+		n.lru.remove(e)
+		n.lru.pushBack(e)
+		snap = append(snap, cacheKV{e.key, e.value})
+	}
+	for k := range snap {
+		if reverse {
+			k = len(snap) - 1 - k
+		}
+		if err := fn(snap[k].k, snap[k].v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Clear drops every entry, dirty or clean, without flushing: call it when the
