@@ -431,3 +431,21 @@ func (n *NamedCache) Dirty() int {
 	}
 	return c
 }
+
+// Each visits every cached entry, in no order and without touching the
+// LRU order; a nil value is a cached delete. The entries are taken before
+// fn is first called. Window stores' time-ordered reads use it, which are
+// rare enough (emit-on-close emissions, interactive queries) to sort what
+// they collect.
+func (n *NamedCache) Each(fn func(key, value []byte) error) error {
+	snap := make([]cacheKV, 0, len(n.m))
+	for _, e := range n.m {
+		snap = append(snap, cacheKV{e.key, e.value})
+	}
+	for _, e := range snap {
+		if err := fn(e.k, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
