@@ -80,16 +80,14 @@ func (b *bands) writable(seg int64) *band {
 // set stages value (nil: a delete) for key k of segment seg.
 func (b *bands) set(seg int64, k, value []byte) {
 	bd := b.writable(seg)
-	w := memStaged{bd.e}
 	if value == nil {
-		w.del(k)
+		memStaged{bd.e}.del(k)
 		return
 	}
-	if bd.e.list.get(k) == nil {
+	if bd.e.set(k, value) {
 		bd.inserts++
 		bd.kvBytes += int64(len(k) + len(value))
 	}
-	w.set(k, value)
 }
 
 func (b *bands) hasStaged() bool {

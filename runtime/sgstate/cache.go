@@ -122,7 +122,7 @@ type NamedCache struct {
 	batch []*cacheEntry
 	// groups orders the keys within each group (see EnableRanges); nil
 	// without.
-	groups  map[string]*[]*cacheEntry
+	groups  map[string]*[]*cacheEntry // nil until the first Range
 	groupOf func(key []byte) int
 	// scratch is Range's snapshot of the entries it visits.
 	scratch []cacheKV
@@ -207,11 +207,10 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 		e = n.m[string(key)]
 	}
 	if e == nil {
-		e = &cacheEntry{key: cloneBytes(key)}
-		if e.key == nil {
-			e.key = []byte{}
-		}
-		n.m[string(e.key)] = e
+		// One allocation for the key and a new key's value.
+		e = &cacheEntry{}
+		e.key, value = copyKeyValue(key, value, value == nil)
+		n.m[bytesString(e.key)] = e // the key never changes
 		n.lru.pushBack(e)
 		n.addToGroup(e)
 	} else {
@@ -221,9 +220,9 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 		if e.isDirty {
 			n.dirty.remove(e)
 		}
-	}
-	if value != nil {
-		value = append(make([]byte, 0, len(value)), value...)
+		if value != nil {
+			value = append(make([]byte, 0, len(value)), value...)
+		}
 	}
 	e.value, e.ts, e.ctx, e.isDirty = value, ts, ctx, true
 	n.last = e
@@ -330,13 +329,29 @@ func (n *NamedCache) redirty(rest []*cacheEntry) {
 	}
 }
 
-// EnableRanges keeps the namespace's keys ordered within groups, for
-// Range: group returns the length of a key's group prefix. A window store's
-// cache groups by the user key, whose windows a fetch visits in time
-// order; keys of a group differ only after the prefix. Call it before the
-// first Put.
-func (n *NamedCache) EnableRanges(group func(key []byte) int) {
-	n.groupOf, n.groups = group, map[string]*[]*cacheEntry{}
+// EnableRanges lets Range visit the namespace's keys in order within
+// groups: group returns the length of a key's group prefix. A window
+// store's cache groups by the user key, whose windows a fetch visits in
+// time order; keys of a group differ only after the prefix. The order is
+// built at the first Range and kept from then on, so a namespace that is
+// only read by key (a time-window aggregation's) never pays for it.
+func (n *NamedCache) EnableRanges(group func(key []byte) int) { n.groupOf = group }
+
+// buildGroups orders the keys cached so far, for the first Range.
+func (n *NamedCache) buildGroups() {
+	n.groups = map[string]*[]*cacheEntry{}
+	for _, e := range n.m {
+		g := string(e.key[:n.groupOf(e.key)])
+		es := n.groups[g]
+		if es == nil {
+			es = new([]*cacheEntry)
+			n.groups[g] = es
+		}
+		*es = append(*es, e)
+	}
+	for _, es := range n.groups {
+		slices.SortFunc(*es, func(a, b *cacheEntry) int { return bytes.Compare(a.key, b.key) })
+	}
 }
 
 func (n *NamedCache) addToGroup(e *cacheEntry) {
@@ -379,6 +394,9 @@ type cacheKV struct{ k, v []byte }
 // are taken before fn is first called, so fn may write to the cache. It
 // needs EnableRanges.
 func (n *NamedCache) Range(lower, upper []byte, reverse bool, fn func(key, value []byte) error) error {
+	if n.groups == nil {
+		n.buildGroups()
+	}
 	es := n.groups[string(lower[:n.groupOf(lower)])]
 	if es == nil {
 		return nil

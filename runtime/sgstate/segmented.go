@@ -366,13 +366,17 @@ func (s *segmentedStore) logged(value []byte, t int64) error {
 	return s.dropExpired(s.w)
 }
 
-// get returns a copy of the entry bk of segment seg. staged says no
-// committed entry can exist (see windowStore.Get), which spares a Pebble
-// store's cold segments a lookup in Pebble.
-func (s *segmentedStore) get(seg int64, bk []byte, staged bool) ([]byte, bool, error) {
+// view returns the entry bk of segment seg: a view of the value a band
+// holds (bands never write into their values), or a copy read from the
+// engine. staged says no committed entry can exist (see windowStore.Get),
+// which spares a Pebble store's cold segments a lookup in Pebble.
+func (s *segmentedStore) view(seg int64, bk []byte, staged bool) ([]byte, bool, error) {
 	if s.mem != nil && s.mem.holds(seg) {
 		if bd := s.mem.get(seg); bd != nil {
-			return bd.e.get(bk)
+			if n := bd.e.list.get(bk); n != nil {
+				v, ok := n.visible()
+				return v, ok, nil
+			}
 		}
 		return nil, false, nil
 	}

@@ -59,7 +59,10 @@ type windowStore struct {
 	opts WindowOptions
 }
 
-var _ StateStore = (*windowStore)(nil)
+var (
+	_ StateStore   = (*windowStore)(nil)
+	_ WindowViewer = (*windowStore)(nil)
+)
 
 func (s *windowStore) ObservedStreamTime() int64 { return s.seg.observed }
 
@@ -139,6 +142,13 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 // reads every window a record falls into this way, and in a segment held
 // in memory the lookup is one map access.
 func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
+	v, ok, err := s.View(key, windowStart)
+	return cloneBytes(v), ok, err
+}
+
+// View implements WindowViewer: Get without copying a value held in
+// memory.
+func (s *windowStore) View(key []byte, windowStart int64) ([]byte, bool, error) {
 	if s.eng == nil {
 		return nil, false, s.notOpen()
 	}
@@ -160,7 +170,7 @@ func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
 	// Every committed window starts at or before the observed stream time
 	// committed with it, so a later window can only be staged: a read of a
 	// segment Pebble alone holds looks at the staged writes only.
-	return s.get(s.seg.segment(windowStart), s.bandKey(key, windowStart, 0), windowStart > s.seg.cObserved)
+	return s.view(s.seg.segment(windowStart), s.bandKey(key, windowStart, 0), windowStart > s.seg.cObserved)
 }
 
 // errStopGet ends Get's scan at the first entry.

@@ -93,7 +93,7 @@ type task struct {
 	// cache is the record cache, nil without one (see kvstore.go).
 	cache *recordCache
 	// ctxTs is the record-context timestamp while hasCtxTs: that of a
-	// cached update being flushed (cachedBase.inContext).
+	// cached update being flushed (cachedBase.enterContext).
 	ctxTs    int64
 	hasCtxTs bool
 	// fwd are the forward counters of this task's nodes (metrics.go).

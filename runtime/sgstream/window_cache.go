@@ -110,17 +110,18 @@ func (c *cachedBase) put(ck, value []byte, headers []Header) error {
 	return c.ns.Put(ck, value, c.t.contextTimestamp(), headers)
 }
 
-// inContext runs fn, a write of a flushed entry to the store underneath,
-// with the record context of the entry's last update, as Kafka's caching
-// stores do: a store that stamps its changelog records with the context's
-// timestamp (a session store) logs the update's, not the flushing
-// record's.
-func (c *cachedBase) inContext(ts int64, fn func() error) error {
-	prev, had := c.t.ctxTs, c.t.hasCtxTs
+// enterContext makes ts the record context's timestamp while a flushed
+// entry is written to the store underneath, as Kafka's caching stores set
+// the entry's record context: a store that stamps its changelog records
+// with the context's timestamp (a session store) logs the update's, not
+// the flushing record's. leaveContext restores what enterContext returns.
+func (c *cachedBase) enterContext(ts int64) (prev int64, had bool) {
+	prev, had = c.t.ctxTs, c.t.hasCtxTs
 	c.t.ctxTs, c.t.hasCtxTs = ts, true
-	defer func() { c.t.ctxTs, c.t.hasCtxTs = prev, had }()
-	return fn()
+	return prev, had
 }
+
+func (c *cachedBase) leaveContext(prev int64, had bool) { c.t.ctxTs, c.t.hasCtxTs = prev, had }
 
 // headersOf is the headers a flushed entry carries.
 func headersOf(e sgstate.FlushEntry) []Header {
@@ -230,25 +231,11 @@ func (c *cachedWindow) old(ck []byte) ([]byte, bool, error) {
 	return getWindow(c.WindowStore, key, start)
 }
 
-// getWindow is WindowGetter.Get, or a one-window fetch for a store
-// without it.
-func getWindow(ws sgstate.WindowStore, key []byte, start int64) (v []byte, found bool, err error) {
-	if g, ok := ws.(sgstate.WindowGetter); ok {
-		return g.Get(key, start)
-	}
-	err = ws.BackwardFetch(key, start, start, func(_ int64, b []byte) error {
-		v, found = bytes.Clone(b), true
-		return errStop
-	})
-	if err == errStop {
-		err = nil
-	}
-	return v, found, err
-}
-
 func (c *cachedWindow) flushEntry(e sgstate.FlushEntry) error {
 	key, start := parseWindowKey(e.Key)
-	err := c.inContext(e.Timestamp, func() error { return c.WindowStore.Put(key, start, e.NewValue) })
+	prev, had := c.enterContext(e.Timestamp)
+	err := c.WindowStore.Put(key, start, e.NewValue)
+	c.leaveContext(prev, had)
 	if err != nil || c.listener == nil {
 		return err
 	}
@@ -258,11 +245,21 @@ func (c *cachedWindow) flushEntry(e sgstate.FlushEntry) error {
 // Get implements sgstate.WindowGetter: the cached window, else the
 // store's.
 func (c *cachedWindow) Get(key []byte, start int64) ([]byte, bool, error) {
+	v, ok, err := c.View(key, start)
+	if ok {
+		v = bytes.Clone(v)
+	}
+	return v, ok, err
+}
+
+// View implements sgstate.WindowViewer: Get without the copy of a cached
+// value (the cache never writes into its values).
+func (c *cachedWindow) View(key []byte, start int64) ([]byte, bool, error) {
 	c.kbuf = windowKey(c.kbuf[:0], key, start)
 	if v, ok := c.ns.Get(c.kbuf); ok {
-		return bytes.Clone(v), v != nil, nil
+		return v, v != nil, nil
 	}
-	return getWindow(c.WindowStore, key, start)
+	return viewWindow(c.WindowStore, key, start)
 }
 
 func (c *cachedWindow) Fetch(key []byte, from, to int64, fn func(start int64, value []byte) error) error {
@@ -393,7 +390,9 @@ func (c *cachedSession) old(ck []byte) (v []byte, found bool, err error) {
 
 func (c *cachedSession) flushEntry(e sgstate.FlushEntry) error {
 	key, start, end := parseSessionKey(e.Key)
-	err := c.inContext(e.Timestamp, func() error { return c.SessionStore.Put(key, start, end, e.NewValue) })
+	prev, had := c.enterContext(e.Timestamp)
+	err := c.SessionStore.Put(key, start, end, e.NewValue)
+	c.leaveContext(prev, had)
 	if err != nil || c.listener == nil {
 		return err
 	}
