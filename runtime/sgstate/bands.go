@@ -68,6 +68,12 @@ func (b *bands) writable(seg int64) *band {
 	bd := b.m[seg]
 	if bd == nil {
 		bd = &band{e: newMemEngine(), seg: seg}
+		// Sized like the band before it: segments of a store hold about
+		// as many windows each, and growing a map of thousands of keys
+		// from nothing rehashes it a dozen times.
+		if prev := b.m[seg-1]; prev != nil {
+			bd.e.list.index = make(map[string]*slNode, prev.e.list.n)
+		}
 		b.m[seg] = bd
 	}
 	if !bd.dirty {

@@ -115,6 +115,12 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *nodeInfo, aggSerde serdes.Ser
 // timestamp of its aggregate (the record context's for a delete) and the
 // headers of its last update: Kafka's TimestampedCacheFlushListener.
 func (a *windowAgg[K, VA]) forwardFlushed(kb []byte, start int64, newRaw, oldRaw []byte, ts int64, headers []Header) error {
+	if f, ok := a.out.(*fanout[Windowed[K], tableChange[VA]]); ok && len(f.children) == 0 {
+		// A table nothing reads (a windowed count kept for queries): the
+		// forward is counted, and nothing needs decoding.
+		f.n++
+		return nil
+	}
 	k, err := a.key.Decode(kb)
 	if err != nil {
 		return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, a.spec.Name, err)
