@@ -174,29 +174,18 @@ func (g *segmented) rollback() {
 	g.observed, g.seq, g.cleanedBelow = g.cObserved, g.cSeq, g.cCleaned
 }
 
-// bandKey appends an entry's key within its segment, escaped key | time;
-// the caller appends the tail.
-func bandKey(dst, key []byte, t int64) []byte {
-	return appendTime(appendEscaped(dst, key), t)
-}
+// timeTail appends an entry's time and tail, which order a key's entries
+// within a segment; the caller appends the tail.
+func timeTail(dst []byte, t int64) []byte { return appendTime(dst, t) }
 
-// engineKey appends the engine's key of an entry: idxKey | segment | band
-// key.
-func engineKey(dst []byte, seg int64, bk []byte) []byte {
-	return append(appendTime(append(dst, idxKey), seg), bk...)
+// engineKey appends the engine's key of an entry: idxKey | segment |
+// escaped key | time | tail.
+func engineKey(dst []byte, seg int64, esc, tt []byte) []byte {
+	return append(append(appendTime(append(dst, idxKey), seg), esc...), tt...)
 }
 
 // segmentPrefix is the length of idxKey | segment in engine keys.
 const segmentPrefix = 9
-
-// timeUpper turns an inclusive time upper bound under prefix p into an
-// exclusive key bound.
-func timeUpper(p []byte, to int64) []byte {
-	if to == math.MaxInt64 {
-		return prefixEnd(p)
-	}
-	return appendTime(p, to+1)
-}
 
 // segmentedStore is the part window and session stores share on top of
 // baseStore: the segmented bookkeeping, where an entry lives (a band in
@@ -217,7 +206,8 @@ type segmentedStore struct {
 	// durable says the entries live in the engine (Pebble) as well.
 	durable bool
 	buf     []byte // changelog key of the last Put
-	bk      []byte // band key of the last Put or Get
+	esc     []byte // escaped key of the last Put or Get
+	tt      []byte // time and tail of the last Put or Get
 	kbuf    []byte // engine key of the last write or read
 }
 
@@ -249,9 +239,9 @@ func (s *segmentedStore) open() error {
 	s.durable, s.mem = durable, nil
 	switch {
 	case !durable:
-		s.mem = newBands(0)
+		s.mem = newBands(0, 8+s.tailLen)
 	case s.memBytes >= 0:
-		s.mem = newBands(cmp.Or(s.memBytes, DefaultWindowMemoryBytes))
+		s.mem = newBands(cmp.Or(s.memBytes, DefaultWindowMemoryBytes), 8+s.tailLen)
 		pe.extra = s.mem
 		return s.loadBands()
 	}
@@ -279,7 +269,8 @@ func (s *segmentedStore) loadBands() error {
 				}
 				cur = sg
 			}
-			s.mem.set(sg, k[segmentPrefix:], v)
+			esc, tt := s.splitEntry(k[segmentPrefix:])
+			s.mem.set(sg, esc, tt, v)
 			if full+s.mem.get(sg).estimate() > s.mem.limit {
 				return errStopGet
 			}
@@ -329,13 +320,20 @@ func (s *segmentedStore) dropExpired(w writer) error {
 	return w.delRange([]byte{idxKey}, appendTime([]byte{idxKey}, limit))
 }
 
-// write stages value (nil: a delete) for the entry bk of segment seg.
-func (s *segmentedStore) write(seg int64, bk, value []byte) error {
+// splitEntry splits an entry key within its segment into the escaped key
+// and the time and tail, which have a fixed length.
+func (s *segmentedStore) splitEntry(k []byte) (esc, tt []byte) {
+	n := len(k) - 8 - s.tailLen
+	return k[:n], k[n:]
+}
+
+// write stages value (nil: a delete) for the entry esc, tt of segment seg.
+func (s *segmentedStore) write(seg int64, esc, tt, value []byte) error {
 	if s.mem != nil && s.mem.holds(seg) {
-		s.mem.set(seg, bk, value)
+		s.mem.set(seg, esc, tt, value)
 		return nil
 	}
-	s.kbuf = engineKey(s.kbuf[:0], seg, bk)
+	s.kbuf = engineKey(s.kbuf[:0], seg, esc, tt)
 	if value == nil {
 		return s.w.del(s.kbuf)
 	}
@@ -345,14 +343,14 @@ func (s *segmentedStore) write(seg int64, bk, value []byte) error {
 // restoreEntry writes a restored entry through w, the engine's direct
 // writer, and into its band; restore commits the bands when the engine's
 // batch is written.
-func (s *segmentedStore) restoreEntry(w writer, seg int64, bk, value []byte) error {
+func (s *segmentedStore) restoreEntry(w writer, seg int64, esc, tt, value []byte) error {
 	if s.mem != nil && s.mem.holds(seg) {
-		s.mem.set(seg, bk, value)
+		s.mem.set(seg, esc, tt, value)
 	}
 	if !s.durable {
 		return nil
 	}
-	s.kbuf = engineKey(s.kbuf[:0], seg, bk)
+	s.kbuf = engineKey(s.kbuf[:0], seg, esc, tt)
 	if value == nil {
 		return w.del(s.kbuf)
 	}
@@ -366,53 +364,60 @@ func (s *segmentedStore) logged(value []byte, t int64) error {
 	return s.dropExpired(s.w)
 }
 
-// view returns the entry bk of segment seg: a view of the value a band
-// holds (bands never write into their values), or a copy read from the
-// engine. staged says no committed entry can exist (see windowStore.Get),
-// which spares a Pebble store's cold segments a lookup in Pebble.
-func (s *segmentedStore) view(seg int64, bk []byte, staged bool) ([]byte, bool, error) {
+// view returns the entry esc, tt of segment seg: a view of the value a
+// band holds (bands never write into their values), or a copy read from
+// the engine. staged says no committed entry can exist (see
+// windowStore.Get), which spares a Pebble store's cold segments a lookup
+// in Pebble.
+func (s *segmentedStore) view(seg int64, esc, tt []byte, staged bool) ([]byte, bool, error) {
 	if s.mem != nil && s.mem.holds(seg) {
-		if bd := s.mem.get(seg); bd != nil {
-			if n := bd.e.list.get(bk); n != nil {
-				v, ok := n.visible()
-				return v, ok, nil
-			}
-		}
-		return nil, false, nil
+		v, ok := s.mem.view(seg, esc, tt)
+		return v, ok, nil
 	}
-	s.kbuf = engineKey(s.kbuf[:0], seg, bk)
+	s.kbuf = engineKey(s.kbuf[:0], seg, esc, tt)
 	if staged {
 		return s.eng.getStaged(s.kbuf)
 	}
 	return s.eng.get(s.kbuf)
 }
 
-// scan visits the entries of segment seg with band keys in [lower, upper)
-// (nil: open), in order or reverse; fn gets band keys. staged is get's.
-func (s *segmentedStore) scan(seg int64, lower, upper []byte, reverse, staged bool, fn func(bk, v []byte) error) error {
+// scan visits the entries of key esc in segment seg with time and tail in
+// [lo, hi) (nil: open; bounds may be a time without a tail), in order or
+// reverse; fn gets their time and tail. staged is view's.
+func (s *segmentedStore) scan(seg int64, esc, lo, hi []byte, reverse, staged bool, fn func(tt, v []byte) error) error {
 	if s.mem != nil && s.mem.holds(seg) {
-		if bd := s.mem.get(seg); bd != nil {
-			return bd.e.scan(lower, upper, reverse, fn)
-		}
-		return nil
+		return s.mem.scan(seg, esc, lo, hi, reverse, fn)
+	}
+	p := append(appendTime([]byte{idxKey}, seg), esc...)
+	lower := append(p[:len(p):len(p)], lo...)
+	upper := prefixEnd(p)
+	if hi != nil {
+		upper = append(p[:len(p):len(p)], hi...)
+	}
+	n := len(p)
+	visit := func(k, v []byte) error { return fn(k[n:], v) }
+	if staged {
+		return s.eng.scanStaged(lower, upper, reverse, visit)
+	}
+	return s.eng.scan(lower, upper, reverse, visit)
+}
+
+// eachInSegment visits every entry of segment seg, in no order.
+func (s *segmentedStore) eachInSegment(seg int64, fn func(esc, tt, v []byte) error) error {
+	if s.mem != nil && s.mem.holds(seg) {
+		return s.mem.each(seg, fn)
 	}
 	p := appendTime([]byte{idxKey}, seg)
-	lo := append(p[:len(p):len(p)], lower...)
-	hi := prefixEnd(p)
-	if upper != nil {
-		hi = append(p[:len(p):len(p)], upper...)
-	}
-	visit := func(k, v []byte) error { return fn(k[segmentPrefix:], v) }
-	if staged {
-		return s.eng.scanStaged(lo, hi, reverse, visit)
-	}
-	return s.eng.scan(lo, hi, reverse, visit)
+	return s.eng.scan(p, prefixEnd(p), false, func(k, v []byte) error {
+		esc, tt := s.splitEntry(k[segmentPrefix:])
+		return fn(esc, tt, v)
+	})
 }
 
 // timeEntry is an entry collected by scanTime.
 type timeEntry struct {
-	bk, v []byte
-	t     int64
+	esc, tt, v []byte
+	t          int64
 }
 
 // scanTime visits the live entries with time in [from, to] in
@@ -429,12 +434,11 @@ func (s *segmentedStore) scanTime(from, to int64, fn func(key []byte, t int64, t
 	}
 	var es []timeEntry
 	var kb []byte
-	tl := s.tailLen
 	for sg := s.seg.segment(from); sg <= s.seg.segment(to); sg++ {
 		es = es[:0]
-		err := s.scan(sg, nil, nil, false, false, func(bk, v []byte) error {
-			if t := readTime(bk[len(bk)-tl-8:]); t >= from && t <= to {
-				es = append(es, timeEntry{bk: bytes.Clone(bk), v: bytes.Clone(v), t: t})
+		err := s.eachInSegment(sg, func(esc, tt, v []byte) error {
+			if t := readTime(tt); t >= from && t <= to {
+				es = append(es, timeEntry{esc: bytes.Clone(esc), tt: bytes.Clone(tt), v: bytes.Clone(v), t: t})
 			}
 			return nil
 		})
@@ -445,18 +449,18 @@ func (s *segmentedStore) scanTime(from, to int64, fn func(key []byte, t int64, t
 			if c := cmp.Compare(a.t, b.t); c != 0 {
 				return c
 			}
-			if c := bytes.Compare(a.bk[:len(a.bk)-tl-8], b.bk[:len(b.bk)-tl-8]); c != 0 {
+			if c := bytes.Compare(a.esc, b.esc); c != 0 {
 				return c
 			}
-			return bytes.Compare(a.bk[len(a.bk)-tl:], b.bk[len(b.bk)-tl:])
+			return bytes.Compare(a.tt, b.tt)
 		})
 		for _, e := range es {
-			key, _, err := readEscaped(kb[:0], e.bk)
+			key, _, err := readEscaped(kb[:0], e.esc)
 			if err != nil {
 				return err
 			}
 			kb = key
-			if err := fn(key, e.t, e.bk[len(e.bk)-tl:], e.v); err != nil {
+			if err := fn(key, e.t, e.tt[8:], e.v); err != nil {
 				return err
 			}
 		}

@@ -179,6 +179,7 @@ func TestWindowStoreAgainstModel(t *testing.T) {
 					mustNoErr(t, s.(Transactional).Commit(nil))
 				}
 				checkWindowModel(t, s, m, r, now)
+				checkBandsSettled(t, s.(*windowStore).mem)
 				if t.Failed() {
 					t.Fatalf("after op %d", i)
 				}
@@ -192,6 +193,33 @@ func TestWindowStoreAgainstModel(t *testing.T) {
 				t.Errorf("live segments split between memory and Pebble after %d operations, want at least 300", split)
 			}
 		})
+	}
+}
+
+// checkBandsSettled: between a commit (or an abort) and the next write,
+// a segment in memory holds committed entries only, as many as it counts,
+// and no key without entries.
+func checkBandsSettled(t *testing.T, b *bands) {
+	t.Helper()
+	if b == nil || len(b.dirty) > 0 {
+		return
+	}
+	for sg, bd := range b.m {
+		n := 0
+		for _, k := range bd.keys {
+			if len(k.es) == 0 {
+				t.Fatalf("segment %d keeps key %q without entries", sg, k.esc)
+			}
+			for _, e := range k.es {
+				if !e.committed || e.stage != stNone {
+					t.Fatalf("segment %d: entry %q/%x committed %v stage %d after settling", sg, k.esc, e.tt, e.committed, e.stage)
+				}
+				n++
+			}
+		}
+		if n != bd.n || n == 0 {
+			t.Fatalf("segment %d holds %d entries, counts %d", sg, n, bd.n)
+		}
 	}
 }
 

@@ -54,7 +54,8 @@ func (s *sessionStore) Put(key []byte, start, end int64, value []byte) error {
 	if s.seg.observe(end) {
 		return s.dropExpired(s.w)
 	}
-	if err := s.write(s.seg.segment(end), s.bandKey(key, start, end), value); err != nil {
+	s.entry(key, start, end)
+	if err := s.write(s.seg.segment(end), s.esc, s.tt, value); err != nil {
 		return err
 	}
 	s.buf = sessionChangelogKey(s.buf[:0], key, start, end)
@@ -67,10 +68,11 @@ func (s *sessionStore) Remove(key []byte, start, end int64) error {
 	return s.Put(key, start, end, nil)
 }
 
-// bandKey is the key of session (key, start, end) within its segment.
-func (s *sessionStore) bandKey(key []byte, start, end int64) []byte {
-	s.bk = appendTime(bandKey(s.bk[:0], key, end), start)
-	return s.bk
+// entry sets s.esc and s.tt to session (key, start, end)'s escaped key
+// and time (the end) and tail (the start).
+func (s *sessionStore) entry(key []byte, start, end int64) {
+	s.esc = appendEscaped(s.esc[:0], key)
+	s.tt = appendTime(timeTail(s.tt[:0], end), start)
 }
 
 func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessionStart int64, fn func(start, end int64, value []byte) error) error {
@@ -81,17 +83,17 @@ func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessio
 	if !ok {
 		return nil
 	}
-	visit := func(k, v []byte) error {
-		start := readTime(k[len(k)-8:])
+	visit := func(tt, v []byte) error {
+		start := readTime(tt[8:])
 		if start > latestSessionStart {
 			return nil
 		}
-		return fn(start, readTime(k[len(k)-16:]), v)
+		return fn(start, readTime(tt), v)
 	}
-	p := appendEscaped(nil, key)
-	lower, upper := appendTime(p[:len(p):len(p)], from), prefixEnd(p)
+	esc := appendEscaped(nil, key)
+	lo := appendTime(nil, from)
 	for sg := s.seg.segment(from); sg <= s.seg.segment(to); sg++ {
-		if err := s.scan(sg, lower, upper, false, false, visit); err != nil {
+		if err := s.scan(sg, esc, lo, nil, false, false, visit); err != nil {
 			return err
 		}
 	}
@@ -113,6 +115,7 @@ func (s *sessionStore) RestoreBatch(records []ChangelogRecord) error {
 		if s.seg.observe(end) {
 			return nil
 		}
-		return s.restoreEntry(w, s.seg.segment(end), s.bandKey(key, start, end), r.Value)
+		s.entry(key, start, end)
+		return s.restoreEntry(w, s.seg.segment(end), s.esc, s.tt, r.Value)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // WindowOptions configures a window store.
@@ -80,17 +81,19 @@ func (s *windowStore) Put(key []byte, windowStart int64, value []byte) error {
 	if s.opts.RetainDuplicates {
 		seq = s.seg.nextSeq()
 	}
-	if err := s.write(s.seg.segment(windowStart), s.bandKey(key, windowStart, seq), value); err != nil {
+	s.entry(key, windowStart, seq)
+	if err := s.write(s.seg.segment(windowStart), s.esc, s.tt, value); err != nil {
 		return err
 	}
 	s.buf = windowChangelogKey(s.buf[:0], key, windowStart, seq)
 	return s.logged(value, windowStart)
 }
 
-// bandKey is the key of window (key, start, seq) within its segment.
-func (s *windowStore) bandKey(key []byte, start int64, seq uint32) []byte {
-	s.bk = binary.BigEndian.AppendUint32(bandKey(s.bk[:0], key, start), seq)
-	return s.bk
+// entry sets s.esc and s.tt to window (key, start, seq)'s escaped key and
+// time and tail.
+func (s *windowStore) entry(key []byte, start int64, seq uint32) {
+	s.esc = appendEscaped(s.esc[:0], key)
+	s.tt = binary.BigEndian.AppendUint32(timeTail(s.tt[:0], start), seq)
 }
 
 func (s *windowStore) Fetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {
@@ -110,25 +113,27 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		return nil
 	}
 	first, last := s.seg.segment(from), s.seg.segment(to)
-	visit := func(k, v []byte) error {
-		return fn(readTime(k[len(k)-12:]), v)
+	visit := func(tt, v []byte) error {
+		return fn(readTime(tt), v)
 	}
 	// As in Get: no committed window starts after the committed observed
 	// stream time. A join fetches the other side for every record, often
 	// entirely after the last commit.
 	staged := from > s.seg.cObserved
-	// One allocation for both bounds: lower is key|from, upper key|to+1
-	// right after it in the same array.
-	n := 2*len(key) + 2 + 8
-	p := appendEscaped(make([]byte, 0, 2*n), key)
-	lower := appendTime(p, from)
-	upper := timeUpper(append(lower[len(lower):len(lower)], p...), to)
+	// One allocation for the escaped key and both bounds.
+	b := appendEscaped(make([]byte, 0, 2*len(key)+2+16), key)
+	esc := b[:len(b):len(b)]
+	lo := appendTime(b[len(b):], from)
+	var hi []byte
+	if to != math.MaxInt64 {
+		hi = appendTime(lo[len(lo):], to+1)
+	}
 	for i := int64(0); i <= last-first; i++ {
 		sg := first + i
 		if reverse {
 			sg = last - i
 		}
-		if err := s.scan(sg, lower, upper, reverse, staged, visit); err != nil {
+		if err := s.scan(sg, esc, lo, hi, reverse, staged, visit); err != nil {
 			return err
 		}
 	}
@@ -170,7 +175,8 @@ func (s *windowStore) View(key []byte, windowStart int64) ([]byte, bool, error) 
 	// Every committed window starts at or before the observed stream time
 	// committed with it, so a later window can only be staged: a read of a
 	// segment Pebble alone holds looks at the staged writes only.
-	return s.view(s.seg.segment(windowStart), s.bandKey(key, windowStart, 0), windowStart > s.seg.cObserved)
+	s.entry(key, windowStart, 0)
+	return s.view(s.seg.segment(windowStart), s.esc, s.tt, windowStart > s.seg.cObserved)
 }
 
 // errStopGet ends Get's scan at the first entry.
@@ -194,6 +200,7 @@ func (s *windowStore) RestoreBatch(records []ChangelogRecord) error {
 		if s.seg.observe(ts) {
 			return nil
 		}
-		return s.restoreEntry(w, s.seg.segment(ts), s.bandKey(key, ts, seq), s.restoredValue(r))
+		s.entry(key, ts, seq)
+		return s.restoreEntry(w, s.seg.segment(ts), s.esc, s.tt, s.restoredValue(r))
 	})
 }

@@ -269,7 +269,7 @@ func TestWindowSegmentsPhysicallyDropped(t *testing.T) {
 func bandEntries(b *bands) (segs []int64, n int) {
 	for sg, bd := range b.m {
 		segs = append(segs, sg)
-		n += bd.e.list.n
+		n += bd.n
 	}
 	slices.Sort(segs)
 	return segs, n
