@@ -32,9 +32,14 @@ type Cache struct {
 	ns   map[string]*NamedCache
 }
 
-// cacheEntryOverhead approximates the per-entry bookkeeping in bytes, so the
-// budget bounds memory even for tiny records.
-const cacheEntryOverhead = 64
+// cacheEntryOverhead is what Kafka Streams counts for an entry beyond its
+// key, value and record context's topic and headers: the LRU node's three
+// references (24), the dirty flag (1), the timestamp and offset (16) and
+// the partition (4). Counting entries as Kafka does makes a full cache
+// evict at the same moments as Kafka Streams' (with the record context and
+// key prefix PutContext and CountKeyPrefix supply), so what an eviction
+// forwards matches too.
+const cacheEntryOverhead = 45
 
 // NewCache returns a cache with a budget of maxBytes (Kafka's
 // statestore.cache.max.bytes divided among the stream threads). 0 disables
@@ -126,6 +131,8 @@ type NamedCache struct {
 	groupOf func(key []byte) int
 	// scratch is Range's snapshot of the entries it visits.
 	scratch []cacheKV
+	// keyPrefix is counted per entry on top of its key (CountKeyPrefix).
+	keyPrefix int64
 }
 
 // SetOldValues says whether the flush callback needs FlushEntry.OldValue
@@ -141,6 +148,7 @@ type cacheEntry struct {
 	value   []byte
 	ts      int64
 	ctx     any
+	ctxSize int32 // the bytes the record context counts (see PutContext)
 	isDirty bool
 	// lk are the entry's links in the LRU list (0) and the dirty list (1).
 	lk [2]links
@@ -180,9 +188,14 @@ func (l *entryList) front() *cacheEntry {
 	return nil
 }
 
-func entrySize(e *cacheEntry) int64 {
-	return int64(len(e.key) + len(e.value) + cacheEntryOverhead)
+func (n *NamedCache) entrySize(e *cacheEntry) int64 {
+	return int64(len(e.key)+len(e.value)+int(e.ctxSize)+cacheEntryOverhead) + n.keyPrefix
 }
+
+// CountKeyPrefix makes the namespace count n more bytes per key: Kafka
+// Streams' caches of window and session stores prefix every key with its
+// 8-byte segment id, which keys here do without.
+func (n *NamedCache) CountKeyPrefix(bytes int) { n.keyPrefix = int64(bytes) }
 
 // Get returns the cached value: ok false if the key is not cached (read the
 // store), ok true with nil value if it is cached as deleted. The slice must
@@ -202,6 +215,13 @@ func (n *NamedCache) Get(key []byte) (value []byte, ok bool) {
 // timestamp and context, then evicts if the budget is exceeded. Key and value
 // are copied. The error is a flush callback's error from an eviction.
 func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
+	return n.PutContext(key, value, ts, ctx, 0)
+}
+
+// PutContext is Put with the size of the record context that Kafka
+// Streams counts in a cache entry: the characters of the record's topic
+// and its headers' keys and values.
+func (n *NamedCache) PutContext(key, value []byte, ts int64, ctx any, ctxSize int) error {
 	e := n.last
 	if e == nil || !bytes.Equal(e.key, key) {
 		e = n.m[string(key)]
@@ -214,7 +234,7 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 		n.lru.pushBack(e)
 		n.addToGroup(e)
 	} else {
-		n.c.size -= entrySize(e)
+		n.c.size -= n.entrySize(e)
 		n.lru.remove(e)
 		n.lru.pushBack(e)
 		if e.isDirty {
@@ -224,10 +244,10 @@ func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
 			value = append(make([]byte, 0, len(value)), value...)
 		}
 	}
-	e.value, e.ts, e.ctx, e.isDirty = value, ts, ctx, true
+	e.value, e.ts, e.ctx, e.ctxSize, e.isDirty = value, ts, ctx, int32(ctxSize), true
 	n.last = e
 	n.dirty.pushBack(e)
-	n.c.size += entrySize(e)
+	n.c.size += n.entrySize(e)
 	return n.maybeEvict()
 }
 
@@ -260,7 +280,7 @@ func (n *NamedCache) drop(e *cacheEntry) {
 	}
 	delete(n.m, string(e.key))
 	n.removeFromGroup(e)
-	n.c.size -= entrySize(e)
+	n.c.size -= n.entrySize(e)
 }
 
 // Flush hands every dirty entry to the flush callback (see Cache) and marks

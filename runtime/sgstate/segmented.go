@@ -174,10 +174,6 @@ func (g *segmented) rollback() {
 	g.observed, g.seq, g.cleanedBelow = g.cObserved, g.cSeq, g.cCleaned
 }
 
-// timeTail appends an entry's time and tail, which order a key's entries
-// within a segment; the caller appends the tail.
-func timeTail(dst []byte, t int64) []byte { return appendTime(dst, t) }
-
 // engineKey appends the engine's key of an entry: idxKey | segment |
 // escaped key | time | tail.
 func engineKey(dst []byte, seg int64, esc, tt []byte) []byte {

@@ -196,6 +196,19 @@ func TestWindowStoreAgainstModel(t *testing.T) {
 	}
 }
 
+// checkFetch: Fetch and BackwardFetch of key over [from, to] visit want
+// ("start=value"), forward and backward.
+func checkFetch(t *testing.T, s WindowStore, key string, from, to int64, want []string) {
+	t.Helper()
+	var fwd, back []string
+	mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
+	mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
+	slices.Reverse(back)
+	if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
+		t.Fatalf("Fetch(%s, %d, %d) = %v / backward %v, want %v", key, from, to, fwd, back, want)
+	}
+}
+
 // checkBandsSettled: between a commit (or an abort) and the next write,
 // a segment in memory holds committed entries only, as many as it counts,
 // and no key without entries.
@@ -248,13 +261,7 @@ func checkWindowModel(t *testing.T, s WindowStore, m *windowModel, r *rand.Rand,
 				want = append(want, fmt.Sprint(st, "=", v))
 			}
 		}
-		var fwd, back []string
-		mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
-		mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
-		slices.Reverse(back)
-		if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
-			t.Fatalf("Fetch(%s, %d, %d) = %v / backward %v, want %v", key, from, to, fwd, back, want)
-		}
+		checkFetch(t, s, key, from, to, want)
 		st := from - from%10
 		got, found, err := s.(WindowGetter).Get([]byte(key), st)
 		mustNoErr(t, err)

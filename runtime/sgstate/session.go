@@ -72,7 +72,7 @@ func (s *sessionStore) Remove(key []byte, start, end int64) error {
 // and time (the end) and tail (the start).
 func (s *sessionStore) entry(key []byte, start, end int64) {
 	s.esc = appendEscaped(s.esc[:0], key)
-	s.tt = appendTime(timeTail(s.tt[:0], end), start)
+	s.tt = appendTime(appendTime(s.tt[:0], end), start)
 }
 
 func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessionStart int64, fn func(start, end int64, value []byte) error) error {

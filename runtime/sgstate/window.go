@@ -93,7 +93,7 @@ func (s *windowStore) Put(key []byte, windowStart int64, value []byte) error {
 // time and tail.
 func (s *windowStore) entry(key []byte, start int64, seq uint32) {
 	s.esc = appendEscaped(s.esc[:0], key)
-	s.tt = binary.BigEndian.AppendUint32(timeTail(s.tt[:0], start), seq)
+	s.tt = binary.BigEndian.AppendUint32(appendTime(s.tt[:0], start), seq)
 }
 
 func (s *windowStore) Fetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {

@@ -3,7 +3,6 @@ package sgstate
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -120,13 +119,7 @@ func TestWindowFetchAgainstModel(t *testing.T) {
 						want = append(want, fmt.Sprint(st, "=", v))
 					}
 				}
-				var fwd, back []string
-				mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
-				mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
-				slices.Reverse(back)
-				if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
-					t.Fatalf("op %d: Fetch(%s, %d, %d) = %v / backward %v, want %v", i, key, from, to, fwd, back, want)
-				}
+				checkFetch(t, s, key, from, to, want)
 			}
 		}
 	})

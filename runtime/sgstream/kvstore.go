@@ -332,7 +332,11 @@ func (c *cachedKV) lookup(key []byte) (v []byte, ok, cached bool, err error) {
 }
 
 func (c *cachedKV) Put(key, value []byte) error {
-	return c.ns.Put(key, value, c.t.contextTimestamp(), nil)
+	var headers []Header
+	if r := c.t.Current(); r != nil {
+		headers = r.Headers
+	}
+	return c.ns.PutContext(key, value, c.t.contextTimestamp(), nil, c.t.contextSize(headers))
 }
 
 func (c *cachedKV) Delete(key []byte) error { return c.Put(key, nil) }

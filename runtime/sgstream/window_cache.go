@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unicode/utf16"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
 )
@@ -107,7 +108,31 @@ func (c *cachedBase) close(self cachedStore) error {
 // put caches value (nil: a delete) under the record context of the record
 // being processed and the headers the operator set (see setHeaders).
 func (c *cachedBase) put(ck, value []byte, headers []Header) error {
-	return c.ns.Put(ck, value, c.t.contextTimestamp(), headers)
+	return c.ns.PutContext(ck, value, c.t.contextTimestamp(), headers, c.t.contextSize(headers))
+}
+
+// contextSize is what Kafka Streams counts of a record context in a cache
+// entry (ProcessorRecordContext.residentMemorySizeEstimate beyond its
+// fixed fields): the characters of the record's topic, and of its
+// headers' keys, and the bytes of their values.
+func (t *task) contextSize(headers []Header) int {
+	n := 0
+	if r := t.Current(); r != nil {
+		n += utf16Len(r.Topic)
+	}
+	for _, h := range headers {
+		n += utf16Len(h.Key) + len(h.Value)
+	}
+	return n
+}
+
+// utf16Len is the length of s in UTF-16 code units, Java's String.length.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // enterContext makes ts the record context's timestamp while a flushed
@@ -205,6 +230,7 @@ func newCachedWindow(ws sgstate.WindowStore, base cachedBase) *cachedWindow {
 	c.inner = ws
 	c.ns = c.rc.c.Namespace(ws.Name(), c.old, c.flushEntry)
 	c.ns.EnableRanges(func(ck []byte) int { return len(ck) - 12 })
+	c.ns.CountKeyPrefix(8) // Kafka's cache keys of window stores start with the segment id
 	return c
 }
 
@@ -311,22 +337,36 @@ func compareWindowPos(a, b windowPos) int {
 }
 
 func (c *cachedWindow) FetchAll(from, to int64, fn func(key []byte, start int64, value []byte) error) error {
-	var cached []posEntry[windowPos]
-	err := c.ns.Each(func(ck, v []byte) error {
-		if key, start := parseWindowKey(ck); start >= from && start <= to {
-			cached = append(cached, posEntry[windowPos]{windowPos{start, key}, v})
+	return mergeAllCached(c.ns,
+		func(ck []byte) (windowPos, bool) {
+			key, start := parseWindowKey(ck)
+			return windowPos{start, key}, start >= from && start <= to
+		},
+		compareWindowPos,
+		func(fn func(windowPos, []byte) error) error {
+			return c.WindowStore.FetchAll(from, to, func(key []byte, start int64, v []byte) error { return fn(windowPos{start, key}, v) })
+		},
+		func(p windowPos, v []byte) error { return fn(p.key, p.start, v) })
+}
+
+// mergeAllCached is mergeCached for the time-ordered reads over every key
+// (FetchAll, FetchEndedBetween): pick places each cached entry in the
+// read's order, or leaves it out; the entries picked are sorted first.
+// These reads are rare (emit-on-close emissions, interactive queries), so
+// they go over the whole namespace rather than keep it in time order.
+func mergeAllCached[P any](ns *sgstate.NamedCache, pick func(ck []byte) (P, bool), cmp func(a, b P) int, store func(fn func(P, []byte) error) error, fn func(P, []byte) error) error {
+	var cached []posEntry[P]
+	err := ns.Each(func(ck, v []byte) error {
+		if p, ok := pick(ck); ok {
+			cached = append(cached, posEntry[P]{p, v})
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(cached, func(a, b posEntry[windowPos]) int { return compareWindowPos(a.pos, b.pos) })
-	return mergeCached(cached, compareWindowPos,
-		func(fn func(windowPos, []byte) error) error {
-			return c.WindowStore.FetchAll(from, to, func(key []byte, start int64, v []byte) error { return fn(windowPos{start, key}, v) })
-		},
-		func(p windowPos, v []byte) error { return fn(p.key, p.start, v) })
+	slices.SortFunc(cached, func(a, b posEntry[P]) int { return cmp(a.pos, b.pos) })
+	return mergeCached(cached, cmp, store, fn)
 }
 
 func (c *cachedWindow) Close() error { return c.close(c) }
@@ -347,6 +387,7 @@ func newCachedSession(ss sgstate.SessionStore, base cachedBase) *cachedSession {
 	c.inner = ss
 	c.ns = c.rc.c.Namespace(ss.Name(), c.old, c.flushEntry)
 	c.ns.EnableRanges(func(ck []byte) int { return len(ck) - 16 })
+	c.ns.CountKeyPrefix(8) // and those of session stores too
 	return c
 }
 
@@ -438,18 +479,12 @@ func (c *cachedSession) FindSessions(key []byte, earliestEnd, latestStart int64,
 }
 
 func (c *cachedSession) FetchEndedBetween(endFrom, endTo int64, fn func(key []byte, start, end int64, value []byte) error) error {
-	var cached []posEntry[sessionPos]
-	err := c.ns.Each(func(ck, v []byte) error {
-		if key, start, end := parseSessionKey(ck); end >= endFrom && end <= endTo {
-			cached = append(cached, posEntry[sessionPos]{sessionPos{end, start, key}, v})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(cached, func(a, b posEntry[sessionPos]) int { return compareSessionPos(a.pos, b.pos) })
-	return mergeCached(cached, compareSessionPos,
+	return mergeAllCached(c.ns,
+		func(ck []byte) (sessionPos, bool) {
+			key, start, end := parseSessionKey(ck)
+			return sessionPos{end, start, key}, end >= endFrom && end <= endTo
+		},
+		compareSessionPos,
 		func(fn func(sessionPos, []byte) error) error {
 			return c.SessionStore.FetchEndedBetween(endFrom, endTo, func(key []byte, start, end int64, v []byte) error {
 				return fn(sessionPos{end, start, key}, v)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
-	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/serdes"
 )
 
@@ -292,15 +291,12 @@ func TestWindowCacheCoalescesUntilCommit(t *testing.T) {
 // used window, when dirty, is flushed first, then the store's other dirty
 // windows in the order of their last update (Kafka's NamedCache).
 func TestWindowCacheEvictionOrder(t *testing.T) {
-	build := windowedCounts[0].build
-	task, c := windowTask(t, build, false, 1<<20)
-	// Size the cache for three windows: a window's cache entry is its key,
-	// 12 bytes of window, the 16-byte ValueAndTimestamp of a count and the
-	// per-entry overhead.
-	task.cache.c = sgstate.NewCache(3 * (1 + 12 + 16 + 64))
-	ns := task.stores["store"].(*cachedWindow)
-	ns.ns = task.cache.c.Namespace("store", ns.old, ns.flushEntry)
-	ns.ns.EnableRanges(func(ck []byte) int { return len(ck) - 12 })
+	// A cache of three and a half windows, counted as Kafka Streams counts
+	// them: the key (1 byte), Kafka's segment prefix (8) and window (12),
+	// the 16-byte ValueAndTimestamp of a count, the topic of the record
+	// ("in") and 45 bytes of fixed fields.
+	const entry = 1 + 8 + 12 + 16 + 2 + 45
+	task, c := windowTask(t, windowedCounts[0].build, false, 3*entry+entry/2)
 	proc := func(key string, ts int64) {
 		t.Helper()
 		if err := task.Process(&RawRecord{Topic: "in", Key: []byte(key), Value: []byte("v"), Timestamp: ts}); err != nil {
