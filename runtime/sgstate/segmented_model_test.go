@@ -196,6 +196,18 @@ func TestWindowStoreAgainstModel(t *testing.T) {
 	}
 }
 
+// fetchWant is what a fetch of key over [from, to] visits when windows
+// start at multiples of step and visible says which there are.
+func fetchWant(key string, from, to, step int64, visible func(win) (string, bool)) []string {
+	var want []string
+	for st := from - from%step - step; st <= to; st += step {
+		if v, ok := visible(win{key, st}); ok && st >= from {
+			want = append(want, fmt.Sprint(st, "=", v))
+		}
+	}
+	return want
+}
+
 // checkFetch: Fetch and BackwardFetch of key over [from, to] visit want
 // ("start=value"), forward and backward.
 func checkFetch(t *testing.T, s WindowStore, key string, from, to int64, want []string) {
@@ -255,13 +267,7 @@ func checkWindowModel(t *testing.T, s WindowStore, m *windowModel, r *rand.Rand,
 		key := fmt.Sprint("k", r.IntN(4))
 		from := now - int64(r.IntN(500))
 		to := from + int64(r.IntN(400))
-		var want []string
-		for st := from - from%10 - 10; st <= to; st += 10 {
-			if v, ok := m.visible(win{key, st}); ok && st >= from {
-				want = append(want, fmt.Sprint(st, "=", v))
-			}
-		}
-		checkFetch(t, s, key, from, to, want)
+		checkFetch(t, s, key, from, to, fetchWant(key, from, to, 10, m.visible))
 		st := from - from%10
 		got, found, err := s.(WindowGetter).Get([]byte(key), st)
 		mustNoErr(t, err)

@@ -49,7 +49,13 @@ type cachedBase struct {
 	rc    *recordCache
 	ns    *sgstate.NamedCache
 	order int // topological position of the store's first node
+	// headers are those of the record whose updates the next puts of a
+	// window or session store are (setHeaders), forwarded with them when
+	// they are flushed.
+	headers []Header
 }
+
+func (c *cachedBase) setHeaders(h []Header) { c.headers = h }
 
 func (c *cachedBase) namespace() *sgstate.NamedCache { return c.ns }
 func (c *cachedBase) position() int                  { return c.order }
@@ -103,6 +109,16 @@ func (c *cachedBase) close(self cachedStore) error {
 		c.t.cache = nil
 	}
 	return c.inner.Close()
+}
+
+// namespaceOf gives a window or session store its namespace of the task's
+// cache: cache keys are the user key and fields bytes of window fields, so
+// a group (for ranges) is a user key; Kafka's cache keys of these stores
+// start with the 8-byte segment id, which the namespace counts.
+func (c *cachedBase) namespaceOf(store string, old func([]byte) ([]byte, bool, error), flush func(sgstate.FlushEntry) error, fields int) {
+	c.ns = c.rc.c.Namespace(store, old, flush)
+	c.ns.EnableRanges(func(ck []byte) int { return len(ck) - fields })
+	c.ns.CountKeyPrefix(8)
 }
 
 // put caches value (nil: a delete) under the record context of the record
@@ -213,9 +229,6 @@ func reversed[P any](cmp func(a, b P) int) func(a, b P) int {
 type cachedWindow struct {
 	sgstate.WindowStore
 	cachedBase
-	// headers are those of the record whose updates the next puts are
-	// (setHeaders), forwarded with them when they are flushed.
-	headers []Header
 	// listener gets each flushed window: its key, start, new and old
 	// value (nil: none) and the timestamp and headers of its last update.
 	listener func(key []byte, start int64, newRaw, oldRaw []byte, ts int64, headers []Header) error
@@ -228,9 +241,7 @@ var _ sgstate.StateStore = (*cachedWindow)(nil)
 func newCachedWindow(ws sgstate.WindowStore, base cachedBase) *cachedWindow {
 	c := &cachedWindow{WindowStore: ws, cachedBase: base}
 	c.inner = ws
-	c.ns = c.rc.c.Namespace(ws.Name(), c.old, c.flushEntry)
-	c.ns.EnableRanges(func(ck []byte) int { return len(ck) - 12 })
-	c.ns.CountKeyPrefix(8) // Kafka's cache keys of window stores start with the segment id
+	c.namespaceOf(ws.Name(), c.old, c.flushEntry, 12)
 	return c
 }
 
@@ -243,8 +254,6 @@ func parseWindowKey(ck []byte) (key []byte, start int64) {
 	n := len(ck) - 12
 	return ck[:n], readFlipped(ck[n:])
 }
-
-func (c *cachedWindow) setHeaders(h []Header) { c.headers = h }
 
 func (c *cachedWindow) Put(key []byte, start int64, value []byte) error {
 	c.kbuf = windowKey(c.kbuf[:0], key, start)
@@ -375,7 +384,6 @@ func (c *cachedWindow) Close() error { return c.close(c) }
 type cachedSession struct {
 	sgstate.SessionStore
 	cachedBase
-	headers  []Header
 	listener func(key []byte, start, end int64, newRaw, oldRaw []byte, headers []Header) error
 	kbuf     []byte
 }
@@ -385,9 +393,7 @@ var _ sgstate.StateStore = (*cachedSession)(nil)
 func newCachedSession(ss sgstate.SessionStore, base cachedBase) *cachedSession {
 	c := &cachedSession{SessionStore: ss, cachedBase: base}
 	c.inner = ss
-	c.ns = c.rc.c.Namespace(ss.Name(), c.old, c.flushEntry)
-	c.ns.EnableRanges(func(ck []byte) int { return len(ck) - 16 })
-	c.ns.CountKeyPrefix(8) // and those of session stores too
+	c.namespaceOf(ss.Name(), c.old, c.flushEntry, 16)
 	return c
 }
 
@@ -401,8 +407,6 @@ func parseSessionKey(ck []byte) (key []byte, start, end int64) {
 	n := len(ck) - 16
 	return ck[:n], readFlipped(ck[n+8:]), readFlipped(ck[n:])
 }
-
-func (c *cachedSession) setHeaders(h []Header) { c.headers = h }
 
 func (c *cachedSession) Put(key []byte, start, end int64, value []byte) error {
 	c.kbuf = sessionKey(c.kbuf[:0], key, start, end)
