@@ -93,8 +93,12 @@
 // # Record cache
 //
 // Cache reproduces Kafka's ThreadCache (dedup of updates per key between
-// commits). It is separate from the stores: the graph decides which stores
-// are cached and what a flush forwards.
+// commits), counting entries as Kafka does and evicting and flushing in its
+// order, so a full cache forwards what Kafka Streams' forwards. It is
+// separate from the stores: the graph decides which stores are cached
+// (key-value stores, and window and session stores, whose namespaces keep
+// their keys ordered per user key for range reads) and what a flush
+// forwards.
 //
 // Stores and caches are not safe for concurrent use; a task's goroutine owns
 // them.
