@@ -27,4 +27,6 @@ mkdir -p bin
 go build -o bin/streamgen ./cmd/streamgen
 bin/streamgen generate -typecheck=false -spec "$dst/streamgen.yaml" >&2
 go build -o "$dst/app" "./$dst"
-exec "$dst/app" replay --sequences --strict
+# The record cache of the scenario (scenario.json's cache_bytes, or compare's -cache-bytes),
+# which compare passes in STREAMGEN_CONFORMANCE_CACHE_BYTES.
+exec "$dst/app" replay --sequences --strict --cache-bytes "${STREAMGEN_CONFORMANCE_CACHE_BYTES:-0}"

@@ -55,6 +55,7 @@ type options struct {
 	shrink     bool
 	verbose    bool
 	describe   bool
+	cacheBytes int64 // -1: each scenario's own
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.IntVar(&o.show, "show", 3, "differing sequences to print per scenario")
 	flag.BoolVar(&o.shrink, "shrink", true, "shrink the first difference of each scenario to a minimal input")
 	flag.BoolVar(&o.verbose, "v", false, "print per-scenario progress")
+	flag.Int64Var(&o.cacheBytes, "cache-bytes", -1, "record cache of both sides for every scenario (default: each scenario's cache_bytes, 0 unless it says)")
 	flag.BoolVar(&o.describe, "describe", true, "fail when a scenario's describe differs from Kafka Streams' (the count is printed either way; -describe=false only counts)")
 	flag.Parse()
 	if o.quick && !flagSet("sequences") {
@@ -124,6 +126,11 @@ func (r *runner) run() (scenarios, sequences, differences int) {
 	}
 	if r.opts.quick {
 		scs = filterQuick(scs)
+	}
+	if r.opts.cacheBytes >= 0 {
+		for _, s := range scs {
+			s.CacheBytes = r.opts.cacheBytes
+		}
 	}
 	if len(scs) == 0 {
 		r.errorf("no scenario matches %q", r.opts.glob)

@@ -34,10 +34,20 @@ func (r *runner) harnessOutput(args ...string) ([]byte, bool) {
 	return out, true
 }
 
+// javaEnv passes the harness the options it reads from system properties:
+// the stores, and the record cache when -cache-bytes overrides every
+// scenario's (the harness reads each scenario's own from scenario.json).
 func (r *runner) javaEnv() []string {
-	env := os.Environ()
+	var opts []string
 	if r.opts.javaStores == "memory" {
-		env = append(env, "CONFORMANCE_JAVA_OPTS=-Dconformance.stores=memory")
+		opts = append(opts, "-Dconformance.stores=memory")
+	}
+	if r.opts.cacheBytes >= 0 {
+		opts = append(opts, fmt.Sprintf("-Dconformance.cacheBytes=%d", r.opts.cacheBytes))
+	}
+	env := os.Environ()
+	if len(opts) > 0 {
+		env = append(env, "CONFORMANCE_JAVA_OPTS="+strings.Join(opts, " "))
 	}
 	return env
 }
@@ -112,6 +122,10 @@ func (r *runner) runGo(s *scenario.Scenario, input []byte, tag string) ([]byte, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Dir = r.root
+	// The record cache reaches the Go side through the environment, so a
+	// -go-cmd of one's own can honour it too (go-side.sh passes it to
+	// replay's --cache-bytes).
+	cmd.Env = append(os.Environ(), fmt.Sprintf("STREAMGEN_CONFORMANCE_CACHE_BYTES=%d", s.CacheBytes))
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

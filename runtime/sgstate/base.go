@@ -25,9 +25,10 @@ type baseStore struct {
 	restoreBuf []byte
 
 	// hooks of the concrete store
-	onOpen   func() error         // after the engine is open: load metadata
-	onCommit func(w writer) error // stage metadata before the engine commits
-	onAbort  func()               // reset in-memory copies of staged metadata
+	onOpen      func() error         // after the engine is open: load metadata
+	onCommit    func(w writer) error // stage metadata before the engine commits
+	onCommitted func()               // after the engine committed
+	onAbort     func()               // reset in-memory copies of staged metadata
 }
 
 func newBase(name, layout string, pebble *PebbleOptions) baseStore {
@@ -117,7 +118,13 @@ func (s *baseStore) Commit(checkpoint map[string]int64) error {
 			return err
 		}
 	}
-	return s.eng.commit(checkpoint)
+	if err := s.eng.commit(checkpoint); err != nil {
+		return err
+	}
+	if s.onCommitted != nil {
+		s.onCommitted()
+	}
+	return nil
 }
 
 func (s *baseStore) Abort() error {

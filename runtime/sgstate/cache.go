@@ -16,12 +16,13 @@ import (
 //   - Put marks the key dirty and most recently used; the value replaces any
 //     earlier one (only the latest value and record context are flushed).
 //   - When the budget is exceeded, the namespace being written evicts its
-//     least recently used entries; evicting a dirty entry first flushes the
-//     whole namespace.
+//     least recently used entries; evicting a dirty entry flushes the whole
+//     namespace, the evicted entry first (it has left the cache by then).
 //   - Flush (on commit, or on such an eviction) calls the callback once per
 //     dirty key, in the order the keys were last updated, with the old value
 //     read from the underlying store — except for keys that did not exist
-//     before and were deleted again (new nil, no old value).
+//     before and were deleted again (new nil, no old value). Deleted keys
+//     then leave the cache; the others stay, clean.
 //   - A budget of 0 makes every Put flush at once (caching disabled).
 //
 // A Cache is not safe for concurrent use.
@@ -31,9 +32,14 @@ type Cache struct {
 	ns   map[string]*NamedCache
 }
 
-// cacheEntryOverhead approximates the per-entry bookkeeping in bytes, so the
-// budget bounds memory even for tiny records.
-const cacheEntryOverhead = 64
+// cacheEntryOverhead is what Kafka Streams counts for an entry beyond its
+// key, value and record context's topic and headers: the LRU node's three
+// references (24), the dirty flag (1), the timestamp and offset (16) and
+// the partition (4). Counting entries as Kafka does makes a full cache
+// evict at the same moments as Kafka Streams' (with the record context and
+// key prefix PutContext and CountKeyPrefix supply), so what an eviction
+// forwards matches too.
+const cacheEntryOverhead = 45
 
 // NewCache returns a cache with a budget of maxBytes (Kafka's
 // statestore.cache.max.bytes divided among the stream threads). 0 disables
@@ -119,6 +125,14 @@ type NamedCache struct {
 	last *cacheEntry
 	// batch is Flush's scratch list of the entries it flushes.
 	batch []*cacheEntry
+	// groups orders the keys within each group (see EnableRanges); nil
+	// without.
+	groups  map[string]*[]*cacheEntry // nil until the first Range
+	groupOf func(key []byte) int
+	// scratch is Range's snapshot of the entries it visits.
+	scratch []cacheKV
+	// keyPrefix is counted per entry on top of its key (CountKeyPrefix).
+	keyPrefix int64
 }
 
 // SetOldValues says whether the flush callback needs FlushEntry.OldValue
@@ -134,6 +148,7 @@ type cacheEntry struct {
 	value   []byte
 	ts      int64
 	ctx     any
+	ctxSize int32 // the bytes the record context counts (see PutContext)
 	isDirty bool
 	// lk are the entry's links in the LRU list (0) and the dirty list (1).
 	lk [2]links
@@ -173,9 +188,14 @@ func (l *entryList) front() *cacheEntry {
 	return nil
 }
 
-func entrySize(e *cacheEntry) int64 {
-	return int64(len(e.key) + len(e.value) + cacheEntryOverhead)
+func (n *NamedCache) entrySize(e *cacheEntry) int64 {
+	return int64(len(e.key)+len(e.value)+int(e.ctxSize)+cacheEntryOverhead) + n.keyPrefix
 }
+
+// CountKeyPrefix makes the namespace count n more bytes per key: Kafka
+// Streams' caches of window and session stores prefix every key with its
+// 8-byte segment id, which keys here do without.
+func (n *NamedCache) CountKeyPrefix(bytes int) { n.keyPrefix = int64(bytes) }
 
 // Get returns the cached value: ok false if the key is not cached (read the
 // store), ok true with nil value if it is cached as deleted. The slice must
@@ -195,32 +215,39 @@ func (n *NamedCache) Get(key []byte) (value []byte, ok bool) {
 // timestamp and context, then evicts if the budget is exceeded. Key and value
 // are copied. The error is a flush callback's error from an eviction.
 func (n *NamedCache) Put(key, value []byte, ts int64, ctx any) error {
+	return n.PutContext(key, value, ts, ctx, 0)
+}
+
+// PutContext is Put with the size of the record context that Kafka
+// Streams counts in a cache entry: the characters of the record's topic
+// and its headers' keys and values.
+func (n *NamedCache) PutContext(key, value []byte, ts int64, ctx any, ctxSize int) error {
 	e := n.last
 	if e == nil || !bytes.Equal(e.key, key) {
 		e = n.m[string(key)]
 	}
 	if e == nil {
-		e = &cacheEntry{key: cloneBytes(key)}
-		if e.key == nil {
-			e.key = []byte{}
-		}
-		n.m[string(e.key)] = e
+		// One allocation for the key and a new key's value.
+		e = &cacheEntry{}
+		e.key, value = copyKeyValue(key, value, value == nil)
+		n.m[bytesString(e.key)] = e // the key never changes
 		n.lru.pushBack(e)
+		n.addToGroup(e)
 	} else {
-		n.c.size -= entrySize(e)
+		n.c.size -= n.entrySize(e)
 		n.lru.remove(e)
 		n.lru.pushBack(e)
 		if e.isDirty {
 			n.dirty.remove(e)
 		}
+		if value != nil {
+			value = append(make([]byte, 0, len(value)), value...)
+		}
 	}
-	if value != nil {
-		value = append(make([]byte, 0, len(value)), value...)
-	}
-	e.value, e.ts, e.ctx, e.isDirty = value, ts, ctx, true
+	e.value, e.ts, e.ctx, e.ctxSize, e.isDirty = value, ts, ctx, int32(ctxSize), true
 	n.last = e
 	n.dirty.pushBack(e)
-	n.c.size += entrySize(e)
+	n.c.size += n.entrySize(e)
 	return n.maybeEvict()
 }
 
@@ -232,13 +259,12 @@ func (n *NamedCache) maybeEvict() error {
 			// own writes (Kafka does the same).
 			return nil
 		}
-		if e.isDirty {
-			if err := n.Flush(); err != nil {
+		dirty := e.isDirty
+		n.drop(e)
+		if dirty {
+			if err := n.flushAll(e); err != nil {
 				return err
 			}
-		}
-		if n.m[string(e.key)] == e { // a flush callback may have removed it
-			n.drop(e)
 		}
 	}
 	return nil
@@ -253,16 +279,25 @@ func (n *NamedCache) drop(e *cacheEntry) {
 		n.dirty.remove(e)
 	}
 	delete(n.m, string(e.key))
-	n.c.size -= entrySize(e)
+	n.removeFromGroup(e)
+	n.c.size -= n.entrySize(e)
 }
 
 // Flush hands every dirty entry to the flush callback (see Cache) and marks
-// it clean; clean entries stay cached for reads.
-func (n *NamedCache) Flush() error {
-	if n.flushing || n.dirty.front() == nil {
+// it clean; clean entries stay cached for reads, deleted ones leave.
+func (n *NamedCache) Flush() error { return n.flushAll(nil) }
+
+// flushAll is Flush after evicting the dirty entry evicted (nil: none),
+// which is flushed first, as Kafka's NamedCache flushes an eviction.
+func (n *NamedCache) flushAll(evicted *cacheEntry) error {
+	if n.flushing || evicted == nil && n.dirty.front() == nil {
 		return nil
 	}
 	batch := n.batch[:0]
+	if evicted != nil {
+		evicted.isDirty = false
+		batch = append(batch, evicted)
+	}
 	for e := n.dirty.front(); e != nil; e = n.dirty.front() {
 		n.dirty.remove(e)
 		e.isDirty = false
@@ -296,6 +331,11 @@ func (n *NamedCache) Flush() error {
 			return err
 		}
 	}
+	for _, e := range batch {
+		if e.value == nil && !e.isDirty && n.m[string(e.key)] == e {
+			n.drop(e)
+		}
+	}
 	return nil
 }
 
@@ -307,6 +347,103 @@ func (n *NamedCache) redirty(rest []*cacheEntry) {
 			n.dirty.pushBack(e)
 		}
 	}
+}
+
+// EnableRanges lets Range visit the namespace's keys in order within
+// groups: group returns the length of a key's group prefix. A window
+// store's cache groups by the user key, whose windows a fetch visits in
+// time order; keys of a group differ only after the prefix. The order is
+// built at the first Range and kept from then on, so a namespace that is
+// only read by key (a time-window aggregation's) never pays for it.
+func (n *NamedCache) EnableRanges(group func(key []byte) int) { n.groupOf = group }
+
+// buildGroups orders the keys cached so far, for the first Range.
+func (n *NamedCache) buildGroups() {
+	n.groups = map[string]*[]*cacheEntry{}
+	for _, e := range n.m {
+		g := string(e.key[:n.groupOf(e.key)])
+		es := n.groups[g]
+		if es == nil {
+			es = new([]*cacheEntry)
+			n.groups[g] = es
+		}
+		*es = append(*es, e)
+	}
+	for _, es := range n.groups {
+		slices.SortFunc(*es, func(a, b *cacheEntry) int { return bytes.Compare(a.key, b.key) })
+	}
+}
+
+func (n *NamedCache) addToGroup(e *cacheEntry) {
+	if n.groups == nil {
+		return
+	}
+	g := string(e.key[:n.groupOf(e.key)])
+	es := n.groups[g]
+	if es == nil {
+		es = new([]*cacheEntry)
+		n.groups[g] = es
+	}
+	i, _ := slices.BinarySearchFunc(*es, e.key, func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) })
+	*es = slices.Insert(*es, i, e)
+}
+
+func (n *NamedCache) removeFromGroup(e *cacheEntry) {
+	if n.groups == nil {
+		return
+	}
+	g := string(e.key[:n.groupOf(e.key)])
+	es := n.groups[g]
+	if es == nil {
+		return
+	}
+	if i, ok := slices.BinarySearchFunc(*es, e.key, func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) }); ok {
+		*es = slices.Delete(*es, i, i+1)
+	}
+	if len(*es) == 0 {
+		delete(n.groups, g)
+	}
+}
+
+type cacheKV struct{ k, v []byte }
+
+// Range visits the cached entries of the group of lower (which upper
+// shares) with keys in [lower, upper], ascending or, with reverse,
+// descending; a nil value is a cached delete. Each visited entry becomes
+// the most recently used, as Kafka's cache iterators make it. The entries
+// are taken before fn is first called, so fn may write to the cache. It
+// needs EnableRanges.
+func (n *NamedCache) Range(lower, upper []byte, reverse bool, fn func(key, value []byte) error) error {
+	if n.groups == nil {
+		n.buildGroups()
+	}
+	es := n.groups[string(lower[:n.groupOf(lower)])]
+	if es == nil {
+		return nil
+	}
+	cmpKey := func(x *cacheEntry, k []byte) int { return bytes.Compare(x.key, k) }
+	i, _ := slices.BinarySearchFunc(*es, lower, cmpKey)
+	j, found := slices.BinarySearchFunc(*es, upper, cmpKey)
+	if found {
+		j++
+	}
+	snap := n.scratch[:0]
+	n.scratch = nil // a Range inside fn takes its own
+	defer func() { clear(snap); n.scratch = snap[:0] }()
+	for _, e := range (*es)[i:max(i, j)] {
+		n.lru.remove(e)
+		n.lru.pushBack(e)
+		snap = append(snap, cacheKV{e.key, e.value})
+	}
+	for k := range snap {
+		if reverse {
+			k = len(snap) - 1 - k
+		}
+		if err := fn(snap[k].k, snap[k].v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Clear drops every entry, dirty or clean, without flushing: call it when the
@@ -331,4 +468,22 @@ func (n *NamedCache) Dirty() int {
 		c++
 	}
 	return c
+}
+
+// Each visits every cached entry, in no order and without touching the
+// LRU order; a nil value is a cached delete. The entries are taken before
+// fn is first called. Window stores' time-ordered reads use it, which are
+// rare enough (emit-on-close emissions, interactive queries) to sort what
+// they collect.
+func (n *NamedCache) Each(fn func(key, value []byte) error) error {
+	snap := make([]cacheKV, 0, len(n.m))
+	for _, e := range n.m {
+		snap = append(snap, cacheKV{e.key, e.value})
+	}
+	for _, e := range snap {
+		if err := fn(e.k, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -54,15 +54,25 @@
 //
 // # Window and session layout
 //
-// Window and session stores keep two indexes (see segmented.go): a
-// key-first index prefixed with a time segment for per-key fetches, and a
-// time-first index for FetchAll and FetchEndedBetween, ordered by time then
-// key. User keys inside composite keys are escaped (0x00 → 0x00 0xFF,
-// terminated by 0x00 0x01), which preserves order and rules out prefix
-// collisions between keys such as "a" and "a\x00b". Retention is Kafka's
-// in-memory rule, exact on every read; storage is reclaimed one whole
-// segment at a time with DeleteRange, which on Pebble costs one range
-// tombstone instead of a delete per entry.
+// Window and session stores keep one key-first index (see segmented.go):
+// time segment, escaped key, time, so a per-key fetch is one seek per live
+// segment; the time-ordered reads of emit-on-close aggregations and
+// interactive queries sort a segment's entries instead of reading a
+// second, time-first index that every write would have to update. User
+// keys inside composite keys are escaped (0x00 → 0x00 0xFF, terminated by
+// 0x00 0x01), which preserves order and rules out prefix collisions
+// between keys such as "a" and "a\x00b". Retention is Kafka's in-memory
+// rule, exact on every read; storage is reclaimed one whole segment (half
+// the retention by default) at a time.
+//
+// The segments are held in memory, one staged ordered map per segment
+// (bands.go): entirely for an in-memory store, and for a Pebble store its
+// newest segments up to WindowOptions.MemoryBytes, so the reads a windowed
+// aggregation or a join makes per record (of windows that mostly do not
+// exist yet) never reach Pebble. A Pebble store writes those segments'
+// staged writes into its commit batch, keeps expired data only until one
+// range tombstone covers its segment, and reads older segments (after a
+// restart, or past the memory limit) from Pebble.
 //
 // Changelog keys use Kafka Streams' binary layouts (see ChangelogRecord), so
 // changelog topics stay readable by and compatible with Java applications.
@@ -83,8 +93,12 @@
 // # Record cache
 //
 // Cache reproduces Kafka's ThreadCache (dedup of updates per key between
-// commits). It is separate from the stores: the graph decides which stores
-// are cached and what a flush forwards.
+// commits), counting entries as Kafka does and evicting and flushing in its
+// order, so a full cache forwards what Kafka Streams' forwards. It is
+// separate from the stores: the graph decides which stores are cached
+// (key-value stores, and window and session stores, whose namespaces keep
+// their keys ordered per user key for range reads) and what a flush
+// forwards.
 //
 // Stores and caches are not safe for concurrent use; a task's goroutine owns
 // them.

@@ -225,16 +225,22 @@ func (e *memEngine) close() error                          { return e.abort() }
 type memStaged struct{ e *memEngine }
 
 func (w memStaged) set(k, v []byte) error {
-	n := w.e.list.get(k)
-	if n == nil {
+	w.e.set(k, v)
+	return nil
+}
+
+// set stages a copy of v for k and reports whether k was new to the list.
+func (e *memEngine) set(k, v []byte) (inserted bool) {
+	n := e.list.get(k)
+	if inserted = n == nil; inserted {
 		key, val := copyKeyValue(k, v, false)
-		n = w.e.list.add(key, nil, false)
+		n = e.list.add(key, nil, false)
 		n.staged = val
 	} else {
 		n.staged = append(make([]byte, 0, len(v)), v...)
 	}
-	w.e.stage(n, stSet)
-	return nil
+	e.stage(n, stSet)
+	return inserted
 }
 
 // stage records a staged write (stSet or stDel) on n.

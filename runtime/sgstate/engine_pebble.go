@@ -84,6 +84,21 @@ type pebbleEngine struct {
 	// mem counts the memtable bytes written since the last flush for the
 	// store's MemoryBudget (PebbleOptions.Budget), if it has one.
 	mem budgetCount
+
+	// extra are staged writes the store keeps outside the overlay (a
+	// window store's segments in memory), written in the commit batch
+	// after the overlay. nil: none.
+	extra extraStaged
+}
+
+// extraStaged is a store's staged writes that the engine does not hold
+// but commits: keeping them out of the overlay spares every write a second
+// ordered insert, when the store holds them in order already.
+type extraStaged interface {
+	hasStaged() bool
+	// appendStaged calls add for every staged write, with its key in the
+	// engine's data key space; v is nil for a delete.
+	appendStaged(add func(k, v []byte) error) error
 }
 
 // maxUnflushedAge bounds how old the newest durable commit of a store
@@ -375,7 +390,7 @@ func stepIter(it *pebble.Iterator, reverse bool) bool {
 func (e *pebbleEngine) staged() writer { return pebbleStaged{e} }
 
 func (e *pebbleEngine) hasStaged() bool {
-	return e.overlay.n > 0 || len(e.ranges) > 0 || len(e.metaStage) > 0
+	return e.overlay.n > 0 || len(e.ranges) > 0 || len(e.metaStage) > 0 || e.extra != nil && e.extra.hasStaged()
 }
 
 func (e *pebbleEngine) direct(fn func(w writer) error) error {
@@ -436,6 +451,17 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 		} else {
 			err = b.Set(e.dataKey(n.key), n.value, nil)
 		}
+		if err != nil {
+			return fmt.Errorf("streamgen: pebble commit: %w", err)
+		}
+	}
+	if e.extra != nil {
+		err := e.extra.appendStaged(func(k, v []byte) error {
+			if v == nil {
+				return b.Delete(e.dataKey(k), nil)
+			}
+			return b.Set(e.dataKey(k), v, nil)
+		})
 		if err != nil {
 			return fmt.Errorf("streamgen: pebble commit: %w", err)
 		}

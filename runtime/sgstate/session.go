@@ -7,9 +7,12 @@ type SessionOptions struct {
 	// Retention in ms, measured on session ends. Required. Kafka's default
 	// is inactivity gap + grace.
 	Retention int64
-	// SegmentInterval in ms. Default max(Retention/2, 60 s). Recorded on
-	// disk like the window store's.
+	// SegmentInterval in ms. Default Retention/2. Recorded on disk like
+	// the window store's.
 	SegmentInterval int64
+	// MemoryBytes is WindowOptions.MemoryBytes for a session store: a
+	// session aggregation looks up the sessions near every record.
+	MemoryBytes int64
 }
 
 // NewMemorySession returns an in-memory session store. The result also
@@ -27,7 +30,8 @@ func NewPebbleSession(name string, o SessionOptions, popts *PebbleOptions) Sessi
 func newSession(name string, o SessionOptions, popts *PebbleOptions) *sessionStore {
 	interval := segmentInterval(o.Retention, o.SegmentInterval)
 	s := &sessionStore{}
-	s.initSegmented(name, "session", fmt.Sprintf("session/segment=%d", interval), o.Retention, interval, popts)
+	layout := fmt.Sprintf("session/%s/segment=%d", segmentedLayoutVersion, interval)
+	s.initSegmented(name, "session", layout, o.Retention, interval, 8, o.MemoryBytes, popts)
 	return s
 }
 
@@ -48,9 +52,10 @@ func (s *sessionStore) Put(key []byte, start, end int64, value []byte) error {
 		return fmt.Errorf("streamgen: session store %q: session end %d before start %d", s.name, end, start)
 	}
 	if s.seg.observe(end) {
-		return s.seg.dropExpired(s.w)
+		return s.dropExpired(s.w)
 	}
-	if err := s.write(s.w, key, start, end, value); err != nil {
+	s.entry(key, start, end)
+	if err := s.write(s.seg.segment(end), s.esc, s.tt, value); err != nil {
 		return err
 	}
 	s.buf = sessionChangelogKey(s.buf[:0], key, start, end)
@@ -63,12 +68,11 @@ func (s *sessionStore) Remove(key []byte, start, end int64) error {
 	return s.Put(key, start, end, nil)
 }
 
-func (s *sessionStore) write(w writer, key []byte, start, end int64, value []byte) error {
-	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(end), key)
-	b = appendTime(appendTime(b, end), start)
-	n := len(b)
-	b = appendTime(appendEscaped(appendTime(append(b, idxTime), end), key), start)
-	return s.writeBoth(w, b, n, value)
+// entry sets s.esc and s.tt to session (key, start, end)'s escaped key
+// and time (the end) and tail (the start).
+func (s *sessionStore) entry(key []byte, start, end int64) {
+	s.esc = appendEscaped(s.esc[:0], key)
+	s.tt = appendTime(appendTime(s.tt[:0], end), start)
 }
 
 func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessionStart int64, fn func(start, end int64, value []byte) error) error {
@@ -79,16 +83,17 @@ func (s *sessionStore) FindSessions(key []byte, earliestSessionEnd, latestSessio
 	if !ok {
 		return nil
 	}
-	visit := func(k, v []byte) error {
-		start := readTime(k[len(k)-8:])
+	visit := func(tt, v []byte) error {
+		start := readTime(tt[8:])
 		if start > latestSessionStart {
 			return nil
 		}
-		return fn(start, readTime(k[len(k)-16:]), v)
+		return fn(start, readTime(tt), v)
 	}
+	esc := appendEscaped(nil, key)
+	lo := appendTime(nil, from)
 	for sg := s.seg.segment(from); sg <= s.seg.segment(to); sg++ {
-		p := keyIndexPrefix(nil, sg, key)
-		if err := s.eng.scan(appendTime(p[:len(p):len(p)], from), prefixEnd(p), false, visit); err != nil {
+		if err := s.scan(sg, esc, lo, nil, false, false, visit); err != nil {
 			return err
 		}
 	}
@@ -110,6 +115,7 @@ func (s *sessionStore) RestoreBatch(records []ChangelogRecord) error {
 		if s.seg.observe(end) {
 			return nil
 		}
-		return s.write(w, key, start, end, r.Value)
+		s.entry(key, start, end)
+		return s.restoreEntry(w, s.seg.segment(end), s.esc, s.tt, r.Value)
 	})
 }

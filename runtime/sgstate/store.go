@@ -204,6 +204,14 @@ type WindowGetter interface {
 	Get(key []byte, windowStart int64) (value []byte, found bool, err error)
 }
 
+// WindowViewer is WindowGetter without the copy, for callers that decode
+// the value at once (a windowed aggregation reads every window it updates):
+// the value must not be modified, and it stays valid until the store is
+// closed. The built-in window stores implement it.
+type WindowViewer interface {
+	View(key []byte, windowStart int64) (value []byte, found bool, err error)
+}
+
 // SessionStore stores values by key and session [start, end], both
 // inclusive.
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // WindowOptions configures a window store.
@@ -12,9 +13,11 @@ type WindowOptions struct {
 	// readable. Required. Kafka's default is window size + grace (joins:
 	// before + after + grace).
 	Retention int64
-	// SegmentInterval in ms: the granularity of physical expiry. Default
-	// max(Retention/2, 60 s), as in Kafka. Recorded on disk; changing it for
-	// an existing Pebble store fails with ErrFormatMismatch.
+	// SegmentInterval in ms: the granularity of physical expiry and of
+	// the segments kept in memory. Default Retention/2 (Kafka's default,
+	// max(Retention/2, 60 s), sizes RocksDB instances; see
+	// segmentInterval). Recorded on disk; changing it for an existing
+	// Pebble store fails with ErrFormatMismatch.
 	SegmentInterval int64
 	// WindowSize in ms, for callers' bookkeeping (Kafka stores it to compute
 	// window ends); the store itself does not use it.
@@ -22,6 +25,14 @@ type WindowOptions struct {
 	// RetainDuplicates keeps every Put (stream-stream join buffers), each
 	// under its own sequence number.
 	RetainDuplicates bool
+	// MemoryBytes bounds the memory in which a Pebble store also keeps its
+	// newest segments, from which it answers reads of them without Pebble
+	// (a windowed aggregation reads every window it updates, most of them
+	// new; a join fetches the other side's last window). Default
+	// DefaultWindowMemoryBytes; negative keeps nothing in memory. The
+	// segments in memory are dropped when they expire, and after a commit
+	// the oldest go until the rest fit. An in-memory store ignores it.
+	MemoryBytes int64
 }
 
 // NewMemoryWindow returns an in-memory window store. The result also
@@ -38,9 +49,9 @@ func NewPebbleWindow(name string, o WindowOptions, popts *PebbleOptions) WindowS
 
 func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore {
 	o.SegmentInterval = segmentInterval(o.Retention, o.SegmentInterval)
-	layout := fmt.Sprintf("window/segment=%d/dups=%t", o.SegmentInterval, o.RetainDuplicates)
+	layout := fmt.Sprintf("window/%s/segment=%d/dups=%t", segmentedLayoutVersion, o.SegmentInterval, o.RetainDuplicates)
 	s := &windowStore{opts: o}
-	s.initSegmented(name, "window", layout, o.Retention, o.SegmentInterval, popts)
+	s.initSegmented(name, "window", layout, o.Retention, o.SegmentInterval, 4, o.MemoryBytes, popts)
 	return s
 }
 
@@ -49,7 +60,10 @@ type windowStore struct {
 	opts WindowOptions
 }
 
-var _ StateStore = (*windowStore)(nil)
+var (
+	_ StateStore   = (*windowStore)(nil)
+	_ WindowViewer = (*windowStore)(nil)
+)
 
 func (s *windowStore) ObservedStreamTime() int64 { return s.seg.observed }
 
@@ -61,27 +75,25 @@ func (s *windowStore) Put(key []byte, windowStart int64, value []byte) error {
 		return nil
 	}
 	if s.seg.observe(windowStart) {
-		return s.seg.dropExpired(s.w)
+		return s.dropExpired(s.w)
 	}
 	var seq uint32
 	if s.opts.RetainDuplicates {
 		seq = s.seg.nextSeq()
 	}
-	if err := s.write(s.w, key, windowStart, seq, value); err != nil {
+	s.entry(key, windowStart, seq)
+	if err := s.write(s.seg.segment(windowStart), s.esc, s.tt, value); err != nil {
 		return err
 	}
 	s.buf = windowChangelogKey(s.buf[:0], key, windowStart, seq)
 	return s.logged(value, windowStart)
 }
 
-// write sets (value non-nil) or deletes one entry in both indexes.
-func (s *windowStore) write(w writer, key []byte, ts int64, seq uint32, value []byte) error {
-	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(ts), key)
-	b = binary.BigEndian.AppendUint32(appendTime(b, ts), seq)
-	n := len(b)
-	b = appendEscaped(appendTime(append(b, idxTime), ts), key)
-	b = binary.BigEndian.AppendUint32(b, seq)
-	return s.writeBoth(w, b, n, value)
+// entry sets s.esc and s.tt to window (key, start, seq)'s escaped key and
+// time and tail.
+func (s *windowStore) entry(key []byte, start int64, seq uint32) {
+	s.esc = appendEscaped(s.esc[:0], key)
+	s.tt = binary.BigEndian.AppendUint32(appendTime(s.tt[:0], start), seq)
 }
 
 func (s *windowStore) Fetch(key []byte, timeFrom, timeTo int64, fn func(windowStart int64, value []byte) error) error {
@@ -101,28 +113,27 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		return nil
 	}
 	first, last := s.seg.segment(from), s.seg.segment(to)
-	visit := func(k, v []byte) error {
-		return fn(readTime(k[len(k)-12:]), v)
+	visit := func(tt, v []byte) error {
+		return fn(readTime(tt), v)
 	}
-	scan := s.eng.scan
-	if from > s.seg.cObserved {
-		// As in Get: no committed window starts after the committed
-		// observed stream time. A join fetches the other side for every
-		// record, often entirely after the last commit.
-		scan = s.eng.scanStaged
+	// As in Get: no committed window starts after the committed observed
+	// stream time. A join fetches the other side for every record, often
+	// entirely after the last commit.
+	staged := from > s.seg.cObserved
+	// One allocation for the escaped key and both bounds.
+	b := appendEscaped(make([]byte, 0, 2*len(key)+2+16), key)
+	esc := b[:len(b):len(b)]
+	lo := appendTime(b[len(b):], from)
+	var hi []byte
+	if to != math.MaxInt64 {
+		hi = appendTime(lo[len(lo):], to+1)
 	}
 	for i := int64(0); i <= last-first; i++ {
 		sg := first + i
 		if reverse {
 			sg = last - i
 		}
-		// One allocation for both bounds: lower is prefix|from, upper
-		// prefix|to+1 right after it in the same array.
-		n := 9 + 2*len(key) + 2 + 8
-		p := keyIndexPrefix(make([]byte, 0, 2*n), sg, key)
-		lower := appendTime(p, from)
-		upper := timeUpper(append(lower[len(lower):len(lower)], p...), to)
-		if err := scan(lower, upper, reverse, visit); err != nil {
+		if err := s.scan(sg, esc, lo, hi, reverse, staged, visit); err != nil {
 			return err
 		}
 	}
@@ -132,9 +143,17 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 // Get returns a copy of the value of key's window starting at windowStart
 // (with duplicates retained, the last one put), under Fetch's retention
 // rule; it implements WindowGetter. Without duplicates it is a point
-// lookup in the key index, where Fetch would open a range scan: a windowed
-// aggregation reads every window a record falls into this way.
+// lookup, where Fetch would open a range scan: a windowed aggregation
+// reads every window a record falls into this way, and in a segment held
+// in memory the lookup is one map access.
 func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
+	v, ok, err := s.View(key, windowStart)
+	return cloneBytes(v), ok, err
+}
+
+// View implements WindowViewer: Get without copying a value held in
+// memory.
+func (s *windowStore) View(key []byte, windowStart int64) ([]byte, bool, error) {
 	if s.eng == nil {
 		return nil, false, s.notOpen()
 	}
@@ -153,18 +172,11 @@ func (s *windowStore) Get(key []byte, windowStart int64) ([]byte, bool, error) {
 	if _, _, ok := s.seg.clamp(windowStart, windowStart); !ok {
 		return nil, false, nil
 	}
-	b := keyIndexPrefix(s.buf2[:0], s.seg.segment(windowStart), key)
-	b = binary.BigEndian.AppendUint32(appendTime(b, windowStart), 0)
-	s.buf2 = b
-	if windowStart > s.seg.cObserved {
-		// Every committed window starts at or before the observed stream
-		// time committed with it, so a later window can only be staged. A
-		// windowed aggregation reads every new window before it first
-		// writes it, and on Pebble that read was a miss through the
-		// memtables and levels.
-		return s.eng.getStaged(b)
-	}
-	return s.eng.get(b)
+	// Every committed window starts at or before the observed stream time
+	// committed with it, so a later window can only be staged: a read of a
+	// segment Pebble alone holds looks at the staged writes only.
+	s.entry(key, windowStart, 0)
+	return s.view(s.seg.segment(windowStart), s.esc, s.tt, windowStart > s.seg.cObserved)
 }
 
 // errStopGet ends Get's scan at the first entry.
@@ -188,6 +200,7 @@ func (s *windowStore) RestoreBatch(records []ChangelogRecord) error {
 		if s.seg.observe(ts) {
 			return nil
 		}
-		return s.write(w, key, ts, seq, s.restoredValue(r))
+		s.entry(key, ts, seq)
+		return s.restoreEntry(w, s.seg.segment(ts), s.esc, s.tt, s.restoredValue(r))
 	})
 }

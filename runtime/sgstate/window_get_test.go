@@ -3,7 +3,6 @@ package sgstate
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -66,10 +65,6 @@ func TestWindowFetchAgainstModel(t *testing.T) {
 		opts := WindowOptions{Retention: 1_000_000, WindowSize: 100, SegmentInterval: 200}
 		s, _ := openStore(t, v.window("w", opts))
 		r := rand.New(rand.NewPCG(9, 10))
-		type win struct {
-			key   string
-			start int64
-		}
 		committed, staged := map[win]string{}, map[win]*string{}
 		visible := func(w win) (string, bool) {
 			if v, ok := staged[w]; ok {
@@ -114,19 +109,7 @@ func TestWindowFetchAgainstModel(t *testing.T) {
 				key := fmt.Sprint("k", r.IntN(3))
 				from := now - int64(r.IntN(700))
 				to := from + int64(r.IntN(500))
-				var want []string
-				for st := from - from%100 - 100; st <= to; st += 100 {
-					if v, ok := visible(win{key, st}); ok && st >= from {
-						want = append(want, fmt.Sprint(st, "=", v))
-					}
-				}
-				var fwd, back []string
-				mustNoErr(t, s.Fetch([]byte(key), from, to, func(st int64, v []byte) error { fwd = append(fwd, fmt.Sprint(st, "=", string(v))); return nil }))
-				mustNoErr(t, s.BackwardFetch([]byte(key), from, to, func(st int64, v []byte) error { back = append(back, fmt.Sprint(st, "=", string(v))); return nil }))
-				slices.Reverse(back)
-				if !slices.Equal(fwd, want) || !slices.Equal(back, want) {
-					t.Fatalf("op %d: Fetch(%s, %d, %d) = %v / backward %v, want %v", i, key, from, to, fwd, back, want)
-				}
+				checkFetch(t, s, key, from, to, fetchWant(key, from, to, 100, visible))
 			}
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/streamgen/streamgen/runtime/sgstate"
@@ -206,7 +205,8 @@ func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde
 // (coalescing per key, LRU eviction within the namespace being written,
 // flushing the whole namespace when a dirty entry is evicted, skipping keys
 // created and deleted between two flushes); this file connects it to the
-// stores and the graph.
+// key-value stores and the graph, window_cache.go to window and session
+// stores.
 //
 // Writes to a cached store stay in the cache, dirty, until the cache
 // flushes: in task.FlushCaches (commit), or on such an eviction. A flush
@@ -226,25 +226,22 @@ func storeGetter[K, V any](store string, key serdes.Serde[K], value serdes.Serde
 // first.
 type recordCache struct {
 	c      *sgstate.Cache
-	stores []*cachedKV
+	stores []cachedStore
 }
 
 // cachedKV is a key-value store behind the record cache. It passes
 // Transactional and Restorer through to the underlying store.
 type cachedKV struct {
 	sgstate.KeyValueStore
-	t        *task
-	rc       *recordCache
-	ns       *sgstate.NamedCache
-	order    int // topological position of the store's first node
+	cachedBase
 	listener func(key, newRaw, oldRaw []byte, ctxTs int64) error
 }
 
 // wrapCache puts spec's store behind the task's record cache when the task
-// has one and the store asks for it.
+// has one and the store asks for it: a key-value store (a table or an
+// aggregation), or the window or session store of a windowed aggregation.
 func (t *task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
-	kv, ok := s.(sgstate.KeyValueStore)
-	if !ok || t.cfg.CacheMaxBytes <= 0 || !spec.Cached || spec.Custom != nil || t.id.IsGlobal() {
+	if t.cfg.CacheMaxBytes <= 0 || !spec.Cached || spec.Custom != nil || spec.RetainDuplicates || t.id.IsGlobal() {
 		return s
 	}
 	if _, ok := s.(sgstate.Transactional); !ok {
@@ -253,19 +250,36 @@ func (t *task) wrapCache(spec *StoreSpec, s sgstate.Store) sgstate.Store {
 	if t.cache == nil {
 		t.cache = &recordCache{c: sgstate.NewCache(t.cfg.CacheMaxBytes)}
 	}
+	base := cachedBase{inner: s, t: t, rc: t.cache, order: t.storeOrder(spec.Name)}
+	var c cachedStore
+	switch st := s.(type) {
+	case sgstate.KeyValueStore:
+		kv := &cachedKV{KeyValueStore: st, cachedBase: base}
+		kv.ns = t.cache.c.Namespace(spec.Name, st.Get, kv.flushEntry)
+		c = kv
+	case sgstate.WindowStore:
+		c = newCachedWindow(st, base)
+	case sgstate.SessionStore:
+		c = newCachedSession(st, base)
+	default:
+		return s
+	}
+	t.cache.stores = append(t.cache.stores, c)
+	sort.SliceStable(t.cache.stores, func(i, j int) bool { return t.cache.stores[i].position() < t.cache.stores[j].position() })
+	return c.(sgstate.Store)
+}
+
+// storeOrder is the topological position of the first node using store.
+func (t *task) storeOrder(store string) int {
 	order := len(t.topo.nodes)
 	for _, n := range t.topo.nodes {
 		for _, st := range n.Stores {
-			if st == spec.Name && n.ID < order {
+			if st == store && n.ID < order {
 				order = n.ID
 			}
 		}
 	}
-	c := &cachedKV{KeyValueStore: kv, t: t, rc: t.cache, order: order}
-	c.ns = t.cache.c.Namespace(spec.Name, kv.Get, c.flushEntry)
-	t.cache.stores = append(t.cache.stores, c)
-	sort.SliceStable(t.cache.stores, func(i, j int) bool { return t.cache.stores[i].order < t.cache.stores[j].order })
-	return c
+	return order
 }
 
 // FlushCaches flushes the task's record cache, forwarding the latest
@@ -277,7 +291,7 @@ func (t *task) FlushCaches() error {
 		return nil
 	}
 	for _, c := range t.cache.stores {
-		if err := c.ns.Flush(); err != nil {
+		if err := c.namespace().Flush(); err != nil {
 			return fmt.Errorf("streamgen: task %s: flush cache of store %q: %w", t.id, c.Name(), err)
 		}
 	}
@@ -318,7 +332,11 @@ func (c *cachedKV) lookup(key []byte) (v []byte, ok, cached bool, err error) {
 }
 
 func (c *cachedKV) Put(key, value []byte) error {
-	return c.ns.Put(key, value, c.t.contextTimestamp(), nil)
+	var headers []Header
+	if r := c.t.Current(); r != nil {
+		headers = r.Headers
+	}
+	return c.ns.PutContext(key, value, c.t.contextTimestamp(), nil, c.t.contextSize(headers))
 }
 
 func (c *cachedKV) Delete(key []byte) error { return c.Put(key, nil) }
@@ -351,34 +369,6 @@ func (c *cachedKV) All(fn func(key, value []byte) error) error {
 	return c.KeyValueStore.All(fn)
 }
 
-func (c *cachedKV) Commit(checkpoint map[string]int64) error {
-	return c.KeyValueStore.(sgstate.Transactional).Commit(checkpoint)
-}
-
-func (c *cachedKV) Abort() error {
-	c.ns.Clear()
-	return c.KeyValueStore.(sgstate.Transactional).Abort()
-}
-
-func (c *cachedKV) Checkpoint() (map[string]int64, error) {
-	return c.KeyValueStore.(sgstate.Transactional).Checkpoint()
-}
-
-func (c *cachedKV) RestoreBatch(records []sgstate.ChangelogRecord) error {
-	r, ok := c.KeyValueStore.(sgstate.Restorer)
-	if !ok {
-		return fmt.Errorf("streamgen: store %q cannot restore", c.Name())
-	}
-	return r.RestoreBatch(records)
-}
-
 // Close drops the store's namespace without flushing, as closing drops
 // staged writes, and forgets the cache once its last store is gone.
-func (c *cachedKV) Close() error {
-	c.rc.c.Remove(c.Name())
-	c.rc.stores = slices.DeleteFunc(c.rc.stores, func(s *cachedKV) bool { return s == c })
-	if len(c.rc.stores) == 0 && c.t.cache == c.rc {
-		c.t.cache = nil
-	}
-	return c.KeyValueStore.Close()
-}
+func (c *cachedKV) Close() error { return c.close(c) }

@@ -91,6 +91,9 @@ func (t *task) StoreContext(spec *StoreSpec, logger *slog.Logger) *sgstate.Store
 // contextTimestamp is Kafka Streams' record-context timestamp: the current
 // record's, or stream time in a punctuation.
 func (t *task) contextTimestamp() int64 {
+	if t.hasCtxTs {
+		return t.ctxTs
+	}
 	if r := t.Current(); r != nil {
 		return r.Timestamp
 	}

@@ -92,6 +92,10 @@ type task struct {
 	closers []func() error
 	// cache is the record cache, nil without one (see kvstore.go).
 	cache *recordCache
+	// ctxTs is the record-context timestamp while hasCtxTs: that of a
+	// cached update being flushed (cachedBase.enterContext).
+	ctxTs    int64
+	hasCtxTs bool
 	// fwd are the forward counters of this task's nodes (metrics.go).
 	fwd []nodeCounter
 	// procMeta is the processor metadata committed with the offsets

@@ -49,6 +49,9 @@ type sessionAgg[K, VA any] struct {
 	// put or removed; -1 before the first), which Kafka's time-ordered
 	// session store uses for expiry.
 	retention, segment, storeObserved int64
+	// cached is the store behind the record cache, nil without one: its
+	// flushes forward the updates, not the processors.
+	cached *cachedSession
 }
 
 func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy, key serdes.Serde[K], opts []WindowStoreOpt) *sessionAgg[K, VA] {
@@ -67,6 +70,9 @@ func newSessionAgg[K, VA any](w SessionWindows, store string, emit EmitStrategy,
 		a.segment = max(retention/2, 60_000)
 		a.spec.Retention += time.Duration(a.segment) * time.Millisecond
 	}
+	// Kafka Streams caches session stores that emit on update
+	// (SessionStoreMaterializer).
+	a.spec.Cached = emit == EmitOnUpdate
 	for _, o := range opts {
 		o.applyStore(&a.spec)
 	}
@@ -100,9 +106,35 @@ func (a *sessionAgg[K, VA]) table(b *Builder, info *nodeInfo, aggSerde serdes.Se
 				return err
 			}
 		}
+		if a.cached, _ = st.Store.(*cachedSession); a.cached != nil {
+			a.cached.ns.SetOldValues(sendsOld(table))
+			a.cached.listener = a.forwardFlushed
+		}
 		return nil
 	})
 	return table
+}
+
+// forwardFlushed forwards a session the record cache flushed, with the
+// session end as timestamp (Kafka's SessionCacheFlushListener).
+func (a *sessionAgg[K, VA]) forwardFlushed(kb []byte, start, end int64, newRaw, oldRaw []byte, headers []Header) error {
+	k, err := a.key.Decode(kb)
+	if err != nil {
+		return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, a.spec.Name, err)
+	}
+	ch := tableChange[VA]{NewNull: newRaw == nil, OldNull: oldRaw == nil}
+	if newRaw != nil {
+		if ch.New, err = decodeFor(a.spec.Name, a.store.Value, newRaw); err != nil {
+			return err
+		}
+	}
+	if oldRaw != nil {
+		if ch.Old, err = decodeFor(a.spec.Name, a.store.Value, oldRaw); err != nil {
+			return err
+		}
+	}
+	win := Windowed[K]{Key: k, Start: start, End: end}
+	return a.out.Process(Record[Windowed[K], tableChange[VA]]{Key: win, Value: ch, Timestamp: end, Headers: headers})
 }
 
 func openSessionStore[K, VA any](t *task, name string, key serdes.Serde[K], val serdes.Serde[VA]) (*TypedSessionStore[K, VA], error) {
@@ -177,6 +209,9 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 	}
 	ts := r.Timestamp
 	p.observed = max(p.observed, ts)
+	if p.cached != nil {
+		p.cached.setHeaders(r.Headers)
+	}
 	closeTime := p.observed - p.grace - p.gap
 
 	// Every session that ends at most gap before ts or starts at most gap
@@ -233,7 +268,7 @@ func (p *sessionAggregator[K, V, VA]) Process(r Record[K, V]) error {
 // forwardUpdate forwards a session update under EmitOnUpdate, with the
 // session end as timestamp.
 func (p *sessionAggregator[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowed[K], oldAgg VA, oldNull bool, newAgg VA, newNull bool) error {
-	if p.emit == EmitOnClose {
+	if p.emit == EmitOnClose || p.cached != nil {
 		return nil
 	}
 	return p.out.Process(Record[Windowed[K], tableChange[VA]]{

@@ -44,6 +44,7 @@ func (p *slidingAggregator[K, V, VA]) Process(r Record[K, V]) error {
 	}
 	t := r.Timestamp
 	p.observe(t)
+	p.setHeaders(r.Headers)
 	closeTime := p.observed - p.grace
 	if t+p.d < closeTime {
 		p.drop(t, closeTime, fmt.Sprintf("[%d,%d]", t, t+p.d))

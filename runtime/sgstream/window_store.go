@@ -1,6 +1,7 @@
 package sgstream
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -45,17 +46,38 @@ func (s *TypedWindowStore[K, V]) Fetch(key K, start int64) (v V, found bool, err
 	if err != nil {
 		return v, false, err
 	}
-	if g, ok := s.Store.(sgstate.WindowGetter); ok {
-		b, ok, err := g.Get(kb, start)
-		if err != nil || !ok {
-			return v, false, err
-		}
-		v, err = s.decode(b)
-		return v, err == nil, err
+	b, ok, err := viewWindow(s.Store, kb, start)
+	if err != nil || !ok {
+		return v, false, err
 	}
-	err = s.Store.BackwardFetch(kb, start, start, func(_ int64, b []byte) error {
-		v, err = s.decode(b)
-		found = err == nil
+	v, err = s.decode(b)
+	return v, err == nil, err
+}
+
+// viewWindow returns the value of key's window starting at start, a view
+// when the store offers one (sgstate.WindowViewer: the value is decoded at
+// once, a copy would be garbage), else a copy.
+func viewWindow(ws sgstate.WindowStore, key []byte, start int64) ([]byte, bool, error) {
+	if vw, ok := ws.(sgstate.WindowViewer); ok {
+		return vw.View(key, start)
+	}
+	return getWindow(ws, key, start)
+}
+
+// getWindow is WindowGetter.Get, or a one-window backward fetch (the last
+// of duplicates) for a store without it.
+func getWindow(ws sgstate.WindowStore, key []byte, start int64) ([]byte, bool, error) {
+	if g, ok := ws.(sgstate.WindowGetter); ok {
+		return g.Get(key, start)
+	}
+	return fetchOneWindow(ws, key, start)
+}
+
+// fetchOneWindow is getWindow's fallback, apart so that the variables its
+// callback sets escape to the heap only when it runs.
+func fetchOneWindow(ws sgstate.WindowStore, key []byte, start int64) (v []byte, found bool, err error) {
+	err = ws.BackwardFetch(key, start, start, func(_ int64, b []byte) error {
+		v, found = bytes.Clone(b), true
 		return errStop
 	})
 	if err == errStop {

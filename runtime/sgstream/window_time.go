@@ -39,6 +39,9 @@ type windowAgg[K, VA any] struct {
 	out     recordNode[Windowed[K], tableChange[VA]]
 	store   *TypedWindowStore[K, TimestampedValue[VA]]
 	em      *emitState
+	// cached is the store behind the record cache, nil without one: its
+	// flushes forward the updates (emit on update), not the processors.
+	cached *cachedWindow
 }
 
 func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw *SlidingWindows, emit EmitStrategy, key serdes.Serde[K], aggSerde serdes.Serde[VA], opts []WindowStoreOpt) *windowAgg[K, VA] {
@@ -58,6 +61,10 @@ func newWindowAgg[K, VA any](b *Builder, name, store string, tw *TimeWindows, sw
 	if emit == EmitOnClose {
 		a.spec.Retention += timeFirstRetentionSlack
 	}
+	// Kafka Streams caches the stores of time windows whatever the emit
+	// strategy, and sliding windows' only when they emit on update
+	// (WindowStoreMaterializer, SlidingWindowStoreMaterializer).
+	a.spec.Cached = tw != nil || emit == EmitOnUpdate
 	for _, o := range opts {
 		o.applyStore(&a.spec)
 	}
@@ -92,9 +99,57 @@ func (a *windowAgg[K, VA]) table(b *Builder, info *nodeInfo, aggSerde serdes.Ser
 				return err
 			}
 		}
+		a.cached, _ = st.Store.(*cachedWindow)
+		if a.cached != nil {
+			a.cached.ns.SetOldValues(sendsOld(table))
+			if a.emit == EmitOnUpdate {
+				a.cached.listener = a.forwardFlushed
+			}
+		}
 		return nil
 	})
 	return table
+}
+
+// forwardFlushed forwards a window the record cache flushed, with the
+// timestamp of its aggregate (the record context's for a delete) and the
+// headers of its last update: Kafka's TimestampedCacheFlushListener.
+func (a *windowAgg[K, VA]) forwardFlushed(kb []byte, start int64, newRaw, oldRaw []byte, ts int64, headers []Header) error {
+	if f, ok := a.out.(*fanout[Windowed[K], tableChange[VA]]); ok && len(f.children) == 0 {
+		// A table nothing reads (a windowed count kept for queries): the
+		// forward is counted, and nothing needs decoding.
+		f.n++
+		return nil
+	}
+	k, err := a.key.Decode(kb)
+	if err != nil {
+		return fmt.Errorf("%w: store %q: decode key: %w", ErrProcessing, a.spec.Name, err)
+	}
+	ch := tableChange[VA]{NewNull: newRaw == nil, OldNull: oldRaw == nil}
+	if newRaw != nil {
+		v, err := decodeFor(a.spec.Name, a.val, newRaw)
+		if err != nil {
+			return err
+		}
+		ch.New, ts = v.Value, v.Timestamp
+	}
+	if oldRaw != nil {
+		v, err := decodeFor(a.spec.Name, a.val, oldRaw)
+		if err != nil {
+			return err
+		}
+		ch.Old = v.Value
+	}
+	win := Windowed[K]{Key: k, Start: start, End: windowEnd(start, a.spec.WindowSize.Milliseconds())}
+	return a.out.Process(Record[Windowed[K], tableChange[VA]]{Key: win, Value: ch, Timestamp: ts, Headers: headers})
+}
+
+// setHeaders gives the record cache the headers of the record whose
+// updates follow, which a flush forwards with them.
+func (a *windowAgg[K, VA]) setHeaders(r []Header) {
+	if a.cached != nil {
+		a.cached.setHeaders(r)
+	}
 }
 
 // windowProcessor is the processor that folds one input's records into
@@ -158,10 +213,11 @@ func (c *windowAggCore[K, V, VA]) put(key K, start int64, agg VA, null bool, ts 
 	return c.store.Put(key, start, TimestampedValue[VA]{Value: agg, Timestamp: ts})
 }
 
-// forwardUpdate forwards an update under EmitOnUpdate. Old is the value
-// Kafka sends when old values are enabled.
+// forwardUpdate forwards an update under EmitOnUpdate, unless the record
+// cache will (Kafka's TimestampedTupleForwarder). Old is the value Kafka
+// sends when old values are enabled.
 func (c *windowAggCore[K, V, VA]) forwardUpdate(r *Record[K, V], win Windowed[K], oldAgg VA, oldNull bool, newAgg VA, newNull bool, ts int64) error {
-	if c.emit == EmitOnClose {
+	if c.emit == EmitOnClose || c.cached != nil {
 		return nil
 	}
 	return c.out.Process(Record[Windowed[K], tableChange[VA]]{
@@ -217,6 +273,7 @@ func (p *timeWindowAggregator[K, V, VA]) Process(r Record[K, V]) error {
 	}
 	ts := r.Timestamp
 	p.observe(ts)
+	p.setHeaders(r.Headers)
 	closeTime := p.observed - p.w.Grace.Milliseconds()
 	size := p.w.sizeMs()
 	p.starts = p.w.appendWindowStarts(p.starts[:0], ts)

@@ -38,6 +38,13 @@ type Scenario struct {
 	Outputs   []Output                    `json:"outputs"`
 	Records   map[string]map[string]Field `json:"records,omitempty"`
 	Generator Generator                   `json:"generator"`
+	// CacheBytes is the record cache both sides run with: Kafka Streams'
+	// statestore.cache.max.bytes, replay's --cache-bytes. 0 (the default)
+	// forwards every update; with a cache, TopologyTestDriver still commits,
+	// and so flushes, after every record, so what a cache changes is the
+	// updates one input record makes of one window or key, which it
+	// coalesces (compare's -cache-bytes runs every scenario with one).
+	CacheBytes int64 `json:"cache_bytes,omitempty"`
 
 	Dir string `json:"-"` // directory of the scenario
 }
@@ -160,6 +167,9 @@ func strictUnmarshal(b []byte, v any) error {
 func (s *Scenario) check() error {
 	if s.Name != filepath.Base(s.Dir) {
 		return fmt.Errorf("name %q does not match the directory %q", s.Name, filepath.Base(s.Dir))
+	}
+	if s.CacheBytes < 0 {
+		return fmt.Errorf("cache_bytes %d is negative", s.CacheBytes)
 	}
 	switch s.Order {
 	case "":

@@ -33,6 +33,16 @@ func tagged(agg, tag string, value int64) string {
 	return agg + "," + tag + strconv.FormatInt(value, 10)
 }
 
+// Spread makes value%3+1 values from one (value*10, value*10+1, ...), so one input record
+// updates its windows up to three times: a record cache coalesces those updates.
+func Spread(key string, value int64) []int64 {
+	out := make([]int64, 0, value%3+1)
+	for i := int64(0); i <= value%3; i++ {
+		out = append(out, value*10+i)
+	}
+	return out
+}
+
 // MergeLists shows the order in which session aggregates were merged.
 func MergeLists(key string, a string, b string) string {
 	if a == "" {

@@ -38,9 +38,10 @@ type StoreSpec struct {
 	Fingerprint string
 	// Cached puts the store behind the task's record cache when the task
 	// has one (TaskConfig.CacheMaxBytes): DSL tables and aggregations set
-	// it, as Kafka Streams caches Materialized stores by default. Only
-	// key-value stores are cached; windowed aggregations forward every
-	// update whatever the cache (see docs/semantics.md).
+	// it, windowed aggregations too (time windows always, sliding and
+	// session windows when they emit on update), as Kafka Streams caches
+	// Materialized stores by default. Stores that retain duplicates (joins)
+	// are never cached.
 	Cached bool
 	// Timestamped says the store holds Kafka Streams' ValueAndTimestamp
 	// (the DSL's tables, aggregations and materialized joins), so its

@@ -123,7 +123,10 @@ public final class Harness {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "conf-" + name);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // The scenario's record cache (scenario.json's cache_bytes, 0 unless it says), or the
+        // one compare's -cache-bytes gives every scenario.
+        long cacheBytes = sc.has("cache_bytes") ? sc.get("cache_bytes").asLong() : 0;
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.getLong("conformance.cacheBytes", cacheBytes));
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         if ("memory".equals(System.getProperty("conformance.stores"))) {
             props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,

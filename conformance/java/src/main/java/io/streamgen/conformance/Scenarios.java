@@ -109,6 +109,12 @@ final class Scenarios {
         windowed("session-count-final", Win.session(5_000, 0), Agg.COUNT, Emit.CLOSE);
         windowed("session-reduce-suppress", Win.session(5_000, 2_000), Agg.REDUCE, Emit.SUPPRESS);
         windowed("session-aggregate-final-grace", Win.session(5_000, 3_000), Agg.AGGREGATE, Emit.CLOSE);
+        // With a record cache (scenario.json's cache_bytes): the updates one record makes of a
+        // window coalesce, as the cache flushes once per input record in TopologyTestDriver.
+        windowed("hopping-aggregate-cached", Win.hopping(10_000, 4_000, 2_000), Agg.AGGREGATE, Emit.UPDATE, true);
+        windowed("sliding-aggregate-cached", Win.sliding(5_000, 1_000), Agg.AGGREGATE, Emit.UPDATE, true);
+        windowed("session-aggregate-cached", Win.session(5_000, 0), Agg.AGGREGATE, Emit.UPDATE, true);
+        windowed("tumbling-aggregate-final-cached", Win.tumbling(10_000, 2_000), Agg.AGGREGATE, Emit.CLOSE, true);
 
         // Stream-stream joins: symmetric, asymmetric (before/after) and graced windows.
         JoinWindows sym = JoinWindows.ofTimeDifferenceWithNoGrace(ofMillis(5_000));
@@ -190,8 +196,20 @@ final class Scenarios {
     }
 
     private static void windowed(String name, Win win, Agg agg, Emit emit) {
+        windowed(name, win, agg, emit, false);
+    }
+
+    /**
+     * A windowed aggregation of "events"; with spread, each record first becomes one to three
+     * (flatMapValues, no repartition), so one input record updates its windows several times.
+     */
+    private static void windowed(String name, Win win, Agg agg, Emit emit, boolean spread) {
         ALL.put(name, b -> {
-            KGroupedStream<String, Long> g = b.stream("events", Consumed.with(S, L)).groupByKey(Grouped.with(S, L));
+            KStream<String, Long> events = b.stream("events", Consumed.with(S, L));
+            if (spread) {
+                events = events.flatMapValues(Scenarios::spread);
+            }
+            KGroupedStream<String, Long> g = events.groupByKey(Grouped.with(S, L));
             if (win.kind.equals("session")) {
                 SessionWindowedKStream<String, Long> w =
                         g.windowedBy(SessionWindows.ofInactivityGapAndGrace(ofMillis(win.size), ofMillis(win.grace)));
@@ -614,6 +632,14 @@ final class Scenarios {
 
     static String tagged(String agg, String tag, Long value) {
         return agg.isEmpty() ? tag + value : agg + "," + tag + value;
+    }
+
+    static List<Long> spread(Long value) {
+        List<Long> out = new ArrayList<>();
+        for (long i = 0; i <= value % 3; i++) {
+            out.add(value * 10 + i);
+        }
+        return out;
     }
 
     static String mergeLists(String key, String a, String b) {
