@@ -21,15 +21,15 @@ var windowedCounts = []struct {
 }{
 	{"tumbling-grace", func(b *Builder) {
 		w := TimeWindows{Size: 100 * time.Millisecond, Grace: 50 * time.Millisecond}
-		windowedOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
+		countUpdatesOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
 	}},
 	{"hopping", func(b *Builder) {
 		w := TimeWindows{Size: 100 * time.Millisecond, Advance: 40 * time.Millisecond}
-		windowedOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
+		countUpdatesOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
 	}},
 	{"sliding", func(b *Builder) {
 		w := SlidingWindows{TimeDifference: 50 * time.Millisecond, Grace: 30 * time.Millisecond}
-		windowedOut(b, CountWindowed(WindowedBySliding(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
+		countUpdatesOut(b, CountWindowed(WindowedBySliding(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
 	}},
 	{"session", func(b *Builder) {
 		// A retention well past gap + grace: with Kafka's (the default), a
@@ -37,11 +37,11 @@ var windowedCounts = []struct {
 		// not the cache, and a record merges with it only with the cache,
 		// as in Kafka Streams (the conformance suite compares that case).
 		w := SessionWindows{Gap: 30 * time.Millisecond, Grace: 20 * time.Millisecond, Retention: 200 * time.Millisecond}
-		windowedOut(b, CountSession(WindowedBySession(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
+		countUpdatesOut(b, CountSession(WindowedBySession(groupedIn(b), "w", w), "count", "store", EmitOnUpdate))
 	}},
 	{"tumbling-on-close", func(b *Builder) {
 		w := TimeWindows{Size: 100 * time.Millisecond, Grace: 20 * time.Millisecond}
-		windowedOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnClose))
+		countUpdatesOut(b, CountWindowed(WindowedBy(groupedIn(b), "w", w), "count", "store", EmitOnClose))
 	}},
 }
 
@@ -49,9 +49,9 @@ func groupedIn(b *Builder) GroupedStream[string, string] {
 	return GroupByKey(Source(b, "src", strSrc("in")), serdes.String, serdes.String)
 }
 
-// windowedOut writes a windowed count's updates to "out", the window in
+// countUpdatesOut writes a windowed count's updates to "out", the window in
 // the key and tombstones as null.
-func windowedOut(b *Builder, tbl Table[Windowed[string], int64]) {
+func countUpdatesOut(b *Builder, tbl Table[Windowed[string], int64]) {
 	tbl.to(nodeFunc[Windowed[string], tableChange[int64]](func(r Record[Windowed[string], tableChange[int64]]) error {
 		v := []byte(fmt.Sprint(r.Value.New))
 		if r.Value.NewNull {
