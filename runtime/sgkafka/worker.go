@@ -87,6 +87,9 @@ type worker struct {
 	// parts caches Engine.partitions for the collector, which asked for
 	// it under the engine's lock once per record produced.
 	parts map[string]int32
+	// rate is the records per second the tasks processed in the last pass
+	// long enough to tell (pollSize).
+	rate float64
 }
 
 type eventKind int
@@ -221,7 +224,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		wait := interval - time.Since(w.lastCommit)
 		wait = min(max(wait, 5*time.Millisecond), 250*time.Millisecond)
 		pollCtx, cancel := context.WithTimeout(ctx, wait)
-		fetches := w.cl.PollRecords(pollCtx, w.e.cfg.MaxPollRecords)
+		fetches := w.cl.PollRecords(pollCtx, w.pollSize())
 		cancel()
 		if fetches.IsClientClosed() {
 			return nil
@@ -254,17 +257,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		n := 0
 		if keep {
-			fetches.EachRecord(func(r *kgo.Record) {
-				tk := w.taskFor(r.Topic, r.Partition)
-				if tk == nil {
-					return
-				}
-				if w.sg != nil {
-					w.sg.mark(r)
-				}
-				tk.byTop[r.Topic].push(r)
-				n++
-			})
+			n = w.enqueue(fetches)
 		}
 		if w.isSettled() {
 			w.settled.Store(true)
@@ -275,18 +268,8 @@ func (w *worker) run(ctx context.Context) (err error) {
 				return err
 			}
 		}
-		for _, id := range w.taskIDs() {
-			tk := w.tasks[id]
-			cnt, err := tk.process(false)
-			w.e.processed.Add(int64(cnt))
-			if err != nil {
-				w.abort()
-				return err
-			}
-			if err := tk.punctuate(); err != nil {
-				w.abort()
-				return err
-			}
+		if err := w.processAll(); err != nil {
+			return err
 		}
 		if time.Since(w.lastCommit) >= interval || w.rebalanceWanted.Load() {
 			if err := w.commit(); err != nil {
@@ -299,6 +282,77 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		w.publish()
 	}
+}
+
+// enqueue hands the polled records to their tasks' queues a partition at
+// a time: the task and its queue are looked up once per partition, not
+// once per record.
+func (w *worker) enqueue(fetches kgo.Fetches) int {
+	n := 0
+	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 {
+			return
+		}
+		tk := w.taskFor(p.Topic, p.Partition)
+		if tk == nil {
+			return
+		}
+		if w.sg != nil {
+			w.sg.mark(p.Records[len(p.Records)-1])
+		}
+		tk.byTop[p.Topic].push(p.Records...)
+		n += len(p.Records)
+	})
+	return n
+}
+
+// processAll runs every task over its buffered records and its
+// punctuations, and measures the worker's processing rate for pollSize.
+func (w *worker) processAll() error {
+	start := time.Now()
+	total := 0
+	for _, id := range w.taskIDs() {
+		tk := w.tasks[id]
+		cnt, err := tk.process(false)
+		total += cnt
+		w.e.processed.Add(int64(cnt))
+		if err != nil {
+			w.abort()
+			return err
+		}
+		if err := tk.punctuate(); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	if total >= rateSample {
+		w.rate = float64(total) / time.Since(start).Seconds()
+	}
+	return nil
+}
+
+// pollBudget is how much processing one poll may hand the worker, and
+// rateSample the fewest records a pass must process for its duration to
+// say how fast the worker is.
+const (
+	pollBudget = 100 * time.Millisecond
+	rateSample = 1000
+)
+
+// pollSize is how many records the next poll may take: what the tasks
+// process in pollBudget (or in the commit interval, if shorter), at the
+// rate they were last measured at, and at least MaxPollRecords.
+//
+// franz-go fetches a broker's partitions again only once the last fetch
+// was taken whole. A worker that polls a fetch in small parts waits for the
+// next one after its last part; taking it whole lets the next fetch travel
+// and be decoded while this one is processed, as a consume→produce loop
+// over PollFetches does. The bound keeps the work a commit must finish
+// first (everything polled is processed before its offsets are committed)
+// near the commit interval when processing is slow.
+func (w *worker) pollSize() int {
+	budget := min(w.e.cfg.CommitInterval, pollBudget)
+	return max(w.e.cfg.MaxPollRecords, int(w.rate*budget.Seconds()))
 }
 
 // probeOrSyncStandbys is a classic member's follow-up on its last
