@@ -332,7 +332,10 @@ func (tk *task) process(force bool) (int, error) {
 			}
 		}
 		start := tk.met.start()
-		if err := tk.t.Process(raw); err != nil {
+		tk.w.cur = r // the collector may produce it (worker.record)
+		err := tk.t.Process(raw)
+		tk.w.cur = nil
+		if err != nil {
 			return n, err
 		}
 		tk.met.done(start)
