@@ -40,9 +40,8 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 		}
 	}
 	r := w.record()
-	r.Topic, r.Partition, r.Timestamp = topic, partition, time.UnixMilli(ts)
-	r.Key, r.Value = w.arena.copy(key), w.arena.copy(value)
-	r.Headers = kgoHeaders(headers)
+	*r = kgo.Record{Topic: topic, Partition: partition, Timestamp: time.UnixMilli(ts),
+		Key: w.arena.copy(key), Value: w.arena.copy(value), Headers: kgoHeaders(headers)}
 	promise := w.producedFn
 	if out.changelog {
 		w.clSent++
@@ -53,18 +52,17 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 	return nil
 }
 
-// record returns a cleared record to produce. The first one sent while a
-// fetched record is processed is that record: the engine is done with it
-// (the task reads its RawRecord, whose slices stay as they are), franz-go
-// hands fetched records over for good, and a pass-through topology then
-// produces without allocating one.
+// record returns a record to produce, which the caller overwrites whole.
+// The first one sent while a fetched record is processed is that record:
+// the engine is done with it (the task reads its RawRecord, whose slices
+// stay as they are), franz-go hands fetched records over for good, and a
+// pass-through topology then produces without allocating one.
 func (w *worker) record() *kgo.Record {
 	r := w.cur
 	if r == nil {
 		return new(kgo.Record)
 	}
 	w.cur = nil
-	*r = kgo.Record{}
 	return r
 }
 

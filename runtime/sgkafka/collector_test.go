@@ -3,6 +3,7 @@ package sgkafka
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -52,14 +53,24 @@ func TestArenaCopies(t *testing.T) {
 func TestCollectorReusesFetchedRecord(t *testing.T) {
 	fetched := &kgo.Record{Topic: "in", Partition: 3, Offset: 42, ProducerID: 7, ProducerEpoch: 2, LeaderEpoch: 5,
 		Key: []byte("k"), Value: []byte("v"), Headers: []kgo.RecordHeader{{Key: "h"}}, Attrs: kgo.RecordAttrs{}}
-	w := &worker{cur: fetched}
-	r := w.record()
-	if r != fetched {
-		t.Fatal("the first record sent is not the fetched one")
+	w := &worker{cur: fetched, outs: newOutTopics(&Engine{parts: map[string]int{"out": 2}})}
+	// A client without a broker: the record is buffered, then fails.
+	var err error
+	if w.cl, err = kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RecordDeliveryTimeout(time.Second)); err != nil {
+		t.Fatal(err)
 	}
-	if r.Topic != "" || r.Partition != 0 || r.Offset != 0 || r.ProducerID != 0 || r.ProducerEpoch != 0 ||
-		r.LeaderEpoch != 0 || r.Key != nil || r.Value != nil || r.Headers != nil {
-		t.Fatalf("the reused record kept fields of the fetched one: %+v", r)
+	defer w.cl.Close()
+	w.producedFn = w.produced
+	c := (*collector)(w)
+	if err := c.Send("out", 1, []byte("key"), []byte("value"), 1000, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := fetched
+	if w.cur != nil || r.Topic != "out" || r.Partition != 1 || string(r.Key) != "key" || string(r.Value) != "value" ||
+		r.Timestamp.UnixMilli() != 1000 || r.Offset != 0 || r.ProducerID != 0 || r.ProducerEpoch != 0 ||
+		r.LeaderEpoch != 0 || r.Headers != nil {
+		t.Fatalf("the record sent is not the fetched one overwritten whole: %+v", r)
 	}
 	if second := w.record(); second == fetched || second == nil {
 		t.Fatal("a second record sent for the same input reuses the first")
