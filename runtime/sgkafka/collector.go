@@ -19,9 +19,9 @@ import (
 // little more: one lookup of the topic (outTopics), the partitioner, a
 // record to hand franz-go (the fetched record being processed, when it is
 // the first record sent for it), and one copy of key and value into the
-// worker's arena, because sinks pass views of buffers they reuse (and of
-// []byte values user functions may still write to) while franz-go reads
-// them only when it writes the produce request.
+// worker's arena (arena.go), because sinks pass views of buffers they
+// reuse (and of []byte values user functions may still write to) while
+// franz-go reads them only when it writes the produce request.
 type collector worker
 
 func (c *collector) Send(topic string, partition int32, key, value []byte, ts int64, headers []sgstream.Header, partitionKey []byte) error {
@@ -40,8 +40,9 @@ func (c *collector) Send(topic string, partition int32, key, value []byte, ts in
 		}
 	}
 	r := w.record()
+	k, v, chunk := w.arena.copies(key, value)
 	*r = kgo.Record{Topic: topic, Partition: partition, Timestamp: time.UnixMilli(ts),
-		Key: w.arena.copy(key), Value: w.arena.copy(value), Headers: kgoHeaders(headers)}
+		Key: k, Value: v, Headers: kgoHeaders(headers), Context: chunk}
 	promise := w.producedFn
 	if out.changelog {
 		w.clSent++
@@ -86,6 +87,7 @@ func kgoHeaders(headers []sgstream.Header) []kgo.RecordHeader {
 // franz-go calls it once the record is written or has failed, and only a
 // failure concerns the worker (no lock on the way of every record).
 func (w *worker) produced(r *kgo.Record, err error) {
+	released(r)
 	if err != nil {
 		w.produceFailed(r, err)
 	}
@@ -94,6 +96,7 @@ func (w *worker) produced(r *kgo.Record, err error) {
 // producedChangelog is the promise of a changelog record: its offset
 // advances the checkpoint the stores record at the next commit.
 func (w *worker) producedChangelog(r *kgo.Record, err error) {
+	released(r)
 	if err != nil {
 		w.produceFailed(r, err)
 		return
@@ -174,43 +177,4 @@ func (t *outTopic) partition(e *Engine, key, partitionKey []byte) (int32, error)
 		return p, nil
 	}
 	return sgpartition.Partition(partitionKey, t.partitions), nil
-}
-
-// byteArena holds the copies of the keys and values the collector hands
-// franz-go, carved one after the other out of 64 KiB chunks: one
-// allocation without pointers per chunk, where a copy per record was an
-// allocation per record (and a pool of records with their buffers cost
-// about as much in Get, Put and its lock-free lists). A chunk is
-// garbage once franz-go has written every record in it.
-type byteArena struct{ chunk []byte }
-
-const (
-	arenaChunk = 64 << 10
-	// arenaMax is the largest copy carved from a chunk; a larger one is
-	// its own allocation, so that a big record does not leave most of a
-	// chunk unused.
-	arenaMax = arenaChunk / 8
-)
-
-// emptyBytes is every empty key or value: non-nil, since an empty value
-// is not a tombstone.
-var emptyBytes = []byte{}
-
-// copy returns a copy of b that stays as it is until the arena's owner
-// lets go of it, nil for nil.
-func (a *byteArena) copy(b []byte) []byte {
-	switch {
-	case b == nil:
-		return nil
-	case len(b) == 0:
-		return emptyBytes
-	case len(b) > arenaMax:
-		return bytes.Clone(b)
-	}
-	if len(b) > cap(a.chunk)-len(a.chunk) {
-		a.chunk = make([]byte, 0, arenaChunk)
-	}
-	n := len(a.chunk)
-	a.chunk = append(a.chunk, b...)
-	return a.chunk[n:len(a.chunk):len(a.chunk)]
 }

@@ -15,18 +15,19 @@ import (
 // the copies after it, and a copy too big for a chunk is its own.
 func TestArenaCopies(t *testing.T) {
 	var a byteArena
-	if got := a.copy(nil); got != nil {
-		t.Fatalf("nil came back as %q (non-nil): a tombstone would be lost", got)
+	if k, v, c := a.copies(nil, nil); k != nil || v != nil || c != nil {
+		t.Fatalf("nil key and value came back as %q, %q (chunk %v): a tombstone would be lost", k, v, c)
 	}
-	if got := a.copy([]byte{}); got == nil || len(got) != 0 {
-		t.Fatalf("an empty value came back as %v", got)
+	if k, v, _ := a.copies([]byte{}, []byte{}); k == nil || v == nil || len(k)+len(v) != 0 {
+		t.Fatalf("empty key and value came back as %v, %v", k, v)
 	}
 	buf := []byte("value one")
-	first := a.copy(buf)
+	_, first, _ := a.copies([]byte("k"), buf)
 	buf[0] = 'X' // the sink reuses its encoding buffer
 	var later [][]byte
-	for i := 0; i < 2*arenaChunk/len(buf); i++ { // fills a chunk and starts another
-		later = append(later, a.copy([]byte("value two")))
+	for i := 0; i < 2*chunkSize/len(buf); i++ { // fills a chunk and starts another
+		_, v, _ := a.copies(nil, []byte("value two"))
+		later = append(later, v)
 	}
 	if string(first) != "value one" {
 		t.Fatalf("the copy aliases the caller's buffer or was overwritten: %q", first)
@@ -40,10 +41,54 @@ func TestArenaCopies(t *testing.T) {
 		t.Fatalf("a copy has room past its end (cap %d, len %d): an append would write into the next one", cap(first), len(first))
 	}
 	big := bytes.Repeat([]byte("x"), arenaMax+1)
-	got := a.copy(big)
+	_, got, c := a.copies(nil, big)
 	big[0] = 'y'
-	if got[0] != 'x' || len(got) != arenaMax+1 {
-		t.Fatal("a large value was not copied whole")
+	if got[0] != 'x' || len(got) != arenaMax+1 || c != nil {
+		t.Fatal("a large value was not copied whole into its own allocation")
+	}
+}
+
+// TestArenaReusesOnlyReleasedChunks: a chunk is carved again only once
+// every record carved from it was released (franz-go called its promise),
+// whether a release came before or after the chunk was sealed.
+func TestArenaReusesOnlyReleasedChunks(t *testing.T) {
+	var a byteArena
+	value := bytes.Repeat([]byte("v"), 1000)
+	fill := func() (recs []*kgo.Record) { // carves one chunk full, and one more record
+		for i := 0; i <= chunkSize/len(value); i++ {
+			k, v, c := a.copies(nil, value)
+			recs = append(recs, &kgo.Record{Key: k, Value: v, Context: c})
+		}
+		return recs
+	}
+	first := fill() // chunk A full, the last record in chunk B
+	chunkA, lastA := first[0].Context, first[len(first)-2]
+	if lastA.Context != chunkA || first[len(first)-1].Context == chunkA {
+		t.Fatal("test setup: the records of the first chunk are not where expected")
+	}
+	released(first[0]) // before A is sealed
+	next := fill()     // fills B, carves from C
+	for _, r := range first[1 : len(first)-2] {
+		released(r)
+	}
+	third := fill() // A still has lastA pending: not carved again
+	for _, r := range third {
+		if r.Context == chunkA {
+			t.Fatal("a chunk was carved again while franz-go still held a record in it")
+		}
+	}
+	released(lastA)
+	released(first[len(first)-1])
+	for _, r := range next {
+		released(r)
+	}
+	if got := fill(); got[len(got)-1].Context != chunkA {
+		t.Fatal("a released chunk was not carved again")
+	}
+	for _, r := range third {
+		if !bytes.Equal(r.Value, value) {
+			t.Fatal("carving a reused chunk overwrote a record still pending")
+		}
 	}
 }
 
