@@ -220,9 +220,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 			// Clean shutdown: commit what was processed.
 			return w.commit()
 		}
-		wait := interval - time.Since(w.lastCommit)
-		wait = min(max(wait, 5*time.Millisecond), 250*time.Millisecond)
-		pollCtx, cancel := context.WithTimeout(ctx, wait)
+		pollCtx, cancel := context.WithTimeout(ctx, w.pollWait())
 		fetches := w.cl.PollRecords(pollCtx, w.pollSize())
 		cancel()
 		if fetches.IsClientClosed() {
@@ -329,6 +327,21 @@ func (w *worker) processAll() error {
 	}
 	return nil
 }
+
+// pollWait is how long a poll may wait for records: until the commit is
+// due, but at least pollFloor and at most 250 ms (so that a rebalance or
+// a stop is noticed). Kafka Streams polls for up to poll.ms (100 ms)
+// whatever the commit interval; a shorter wait, to commit the moment the
+// interval ends, made a worker under exactly-once end its transaction just
+// before the fetch in flight arrived, and commit (flush, offsets, end)
+// half again as often as a loop that waits for that fetch.
+func (w *worker) pollWait() time.Duration {
+	wait := w.e.cfg.CommitInterval - time.Since(w.lastCommit)
+	return min(max(wait, pollFloor), 250*time.Millisecond)
+}
+
+// pollFloor is the shortest poll wait: Kafka Streams' poll.ms.
+const pollFloor = 100 * time.Millisecond
 
 // pollBudget is how much processing one poll may hand the worker, and
 // rateSample the fewest records a pass must process for its duration to
