@@ -60,8 +60,10 @@ const (
 	DefaultCommitIntervalEOS = 100 * time.Millisecond
 	// DefaultSessionTimeout is Kafka's session.timeout.ms.
 	DefaultSessionTimeout = defaultSessionTimeout
-	// DefaultMaxPollRecords bounds one poll (Kafka's max.poll.records is
-	// 1000; a stream thread polls more to fill its tasks' queues).
+	// DefaultMaxPollRecords is the least one poll may take (Kafka's
+	// max.poll.records is 1000; a stream thread polls more to fill its
+	// tasks' queues, and more still when its tasks are fast: see
+	// Config.MaxPollRecords).
 	DefaultMaxPollRecords = 5000
 	// DefaultMaxWarmupReplicas is Kafka Streams' max.warmup.replicas.
 	DefaultMaxWarmupReplicas = 2
@@ -213,7 +215,11 @@ type Config struct {
 	// ReplicationFactor of created internal topics. Default 0 means -1:
 	// the broker's default.replication.factor.
 	ReplicationFactor int16
-	// MaxPollRecords bounds one poll. Zero or negative:
+	// MaxPollRecords bounds one poll while the worker's tasks process
+	// fewer records than that in 100 ms (or in the commit interval, if
+	// shorter); faster tasks poll what they process in that time, so that
+	// they take franz-go's fetches whole and the next fetch travels while
+	// they process (worker.pollSize). Zero or negative:
 	// DefaultMaxPollRecords (5000).
 	MaxPollRecords int
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
-	"github.com/streamgen/streamgen/runtime/sgpartition"
 	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -72,7 +71,7 @@ type globalThread struct {
 
 	prodMu  sync.Mutex
 	prodErr error
-	rr      map[string]int32
+	outs    outTopics
 }
 
 // hasGlobal reports whether the topology has global sub-topologies.
@@ -106,7 +105,7 @@ func (tk *task) GlobalStore(name string) (sgstate.Store, error) { return tk.w.e.
 // end of their topics. On error everything it opened is closed.
 func (e *Engine) openGlobal(ctx context.Context) (g *globalThread, err error) {
 	g = &globalThread{e: e, log: e.log.With("thread", "global"), bySource: map[string]engine.Task{},
-		stores: map[string]*globalCore{}, pos: map[string]int64{}, rr: map[string]int32{}}
+		stores: map[string]*globalCore{}, pos: map[string]int64{}, outs: newOutTopics(e)}
 	defer func() {
 		if err != nil {
 			g.close(false)
@@ -542,24 +541,13 @@ type globalCollector globalThread
 func (gc *globalCollector) Send(topic string, partition int32, key, value []byte, ts int64, headers []sgstream.Header, partitionKey []byte) error {
 	g := (*globalThread)(gc)
 	if partition < 0 {
-		n, err := g.e.partitions(context.Background(), topic)
-		if err != nil {
+		var err error
+		if partition, err = g.outs.get(topic).partition(g.e, key, partitionKey); err != nil {
 			return err
 		}
-		if partitionKey == nil {
-			partitionKey = key
-		}
-		if partitionKey == nil {
-			partition = g.rr[topic] % int32(n)
-			g.rr[topic]++
-		} else {
-			partition = sgpartition.Partition(partitionKey, int32(n))
-		}
 	}
-	r := &kgo.Record{Topic: topic, Partition: partition, Key: bytes.Clone(key), Value: bytes.Clone(value), Timestamp: time.UnixMilli(ts)}
-	for _, h := range headers {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)})
-	}
+	r := &kgo.Record{Topic: topic, Partition: partition, Key: bytes.Clone(key), Value: bytes.Clone(value),
+		Timestamp: time.UnixMilli(ts), Headers: kgoHeaders(headers)}
 	g.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 		if err == nil {
 			return

@@ -66,11 +66,11 @@ type queue struct {
 
 func (q *queue) empty() bool { return q.head >= len(q.recs) }
 
-func (q *queue) push(r *kgo.Record) {
+func (q *queue) push(rs ...*kgo.Record) {
 	if q.head > 0 && q.head == len(q.recs) {
 		q.recs, q.head = q.recs[:0], 0
 	}
-	q.recs = append(q.recs, r)
+	q.recs = append(q.recs, rs...)
 }
 
 // checkpointKey names a changelog partition in a store checkpoint, as Kafka
@@ -335,7 +335,10 @@ func (tk *task) process(force bool) (int, error) {
 			}
 		}
 		start := tk.met.start()
-		if err := tk.t.Process(raw); err != nil {
+		tk.w.cur = r // the collector may produce it (worker.record)
+		err := tk.t.Process(raw)
+		tk.w.cur = nil
+		if err != nil {
 			return n, err
 		}
 		tk.met.done(start)

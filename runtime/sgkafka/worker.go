@@ -1,7 +1,6 @@
 package sgkafka
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
-	"github.com/streamgen/streamgen/runtime/sgpartition"
-	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -75,18 +72,23 @@ type worker struct {
 	lastCommit            time.Time
 	lastPurge             time.Time
 
-	// promiseFn is w.promise, bound once: a method value made per record
-	// is a heap allocation per record.
-	promiseFn func(*kgo.Record, error)
-	prodMu    sync.Mutex
-	prodErr   error
-	clEnd     map[string]int64 // changelog checkpoint key → next offset produced
-	clSent    int64            // changelog records sent in the open transaction
-	sentInTxn int64            // records sent in the open transaction
-	rr        map[string]int32 // round robin for records without a key
-	// parts caches Engine.partitions for the collector, which asked for
-	// it under the engine's lock once per record produced.
-	parts map[string]int32
+	// producedFn and changelogFn are w.produced and w.producedChangelog,
+	// bound once: a method value made per record is a heap allocation per
+	// record.
+	producedFn, changelogFn func(*kgo.Record, error)
+	prodMu                  sync.Mutex
+	prodErr                 error
+	clEnd                   map[string]int64 // changelog checkpoint key → next offset produced
+	clSent                  int64            // changelog records sent in the open transaction
+	sentInTxn               int64            // records sent in the open transaction
+	// outs and arena are the collector's (collector.go); cur is the
+	// fetched record being processed, until a record sent reuses it.
+	outs  outTopics
+	arena byteArena
+	cur   *kgo.Record
+	// rate is the records per second the tasks processed in the last pass
+	// long enough to tell (pollSize).
+	rate float64
 }
 
 type eventKind int
@@ -105,9 +107,9 @@ type rebalanceEvent struct {
 
 func newWorker(e *Engine, idx int) (*worker, error) {
 	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[engine.TaskID]*task{},
-		clEnd: map[string]int64{}, rr: map[string]int32{}, parts: map[string]int32{}, lastCommit: time.Now(), lastPurge: time.Now()}
+		clEnd: map[string]int64{}, outs: newOutTopics(e), lastCommit: time.Now(), lastPurge: time.Now()}
 	w.log = e.log.With("worker", idx)
-	w.promiseFn = w.promise
+	w.producedFn, w.changelogFn = w.produced, w.producedChangelog
 	w.standby = newStandbySet(w)
 	w.bal = newTaskBalancer(e.tp).advertising(e.cfg.QueryAddr).withStandbys(e.cfg.StandbyReplicas, e.instanceID, w.heldState)
 	w.bal.member.Rack = e.cfg.Rack
@@ -218,10 +220,8 @@ func (w *worker) run(ctx context.Context) (err error) {
 			// Clean shutdown: commit what was processed.
 			return w.commit()
 		}
-		wait := interval - time.Since(w.lastCommit)
-		wait = min(max(wait, 5*time.Millisecond), 250*time.Millisecond)
-		pollCtx, cancel := context.WithTimeout(ctx, wait)
-		fetches := w.cl.PollRecords(pollCtx, w.e.cfg.MaxPollRecords)
+		pollCtx, cancel := context.WithTimeout(ctx, w.pollWait())
+		fetches := w.cl.PollRecords(pollCtx, w.pollSize())
 		cancel()
 		if fetches.IsClientClosed() {
 			return nil
@@ -254,17 +254,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		n := 0
 		if keep {
-			fetches.EachRecord(func(r *kgo.Record) {
-				tk := w.taskFor(r.Topic, r.Partition)
-				if tk == nil {
-					return
-				}
-				if w.sg != nil {
-					w.sg.mark(r)
-				}
-				tk.byTop[r.Topic].push(r)
-				n++
-			})
+			n = w.enqueue(fetches)
 		}
 		if w.isSettled() {
 			w.settled.Store(true)
@@ -275,18 +265,8 @@ func (w *worker) run(ctx context.Context) (err error) {
 				return err
 			}
 		}
-		for _, id := range w.taskIDs() {
-			tk := w.tasks[id]
-			cnt, err := tk.process(false)
-			w.e.processed.Add(int64(cnt))
-			if err != nil {
-				w.abort()
-				return err
-			}
-			if err := tk.punctuate(); err != nil {
-				w.abort()
-				return err
-			}
+		if err := w.processAll(); err != nil {
+			return err
 		}
 		if time.Since(w.lastCommit) >= interval || w.rebalanceWanted.Load() {
 			if err := w.commit(); err != nil {
@@ -299,6 +279,92 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		w.publish()
 	}
+}
+
+// enqueue hands the polled records to their tasks' queues a partition at
+// a time: the task and its queue are looked up once per partition, not
+// once per record.
+func (w *worker) enqueue(fetches kgo.Fetches) int {
+	n := 0
+	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 {
+			return
+		}
+		tk := w.taskFor(p.Topic, p.Partition)
+		if tk == nil {
+			return
+		}
+		if w.sg != nil {
+			w.sg.mark(p.Records[len(p.Records)-1])
+		}
+		tk.byTop[p.Topic].push(p.Records...)
+		n += len(p.Records)
+	})
+	return n
+}
+
+// processAll runs every task over its buffered records and its
+// punctuations, and measures the worker's processing rate for pollSize.
+func (w *worker) processAll() error {
+	start := time.Now()
+	total := 0
+	for _, id := range w.taskIDs() {
+		tk := w.tasks[id]
+		cnt, err := tk.process(false)
+		total += cnt
+		w.e.processed.Add(int64(cnt))
+		if err != nil {
+			w.abort()
+			return err
+		}
+		if err := tk.punctuate(); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	if total >= rateSample {
+		w.rate = float64(total) / time.Since(start).Seconds()
+	}
+	return nil
+}
+
+// pollWait is how long a poll may wait for records: until the commit is
+// due, but at least pollFloor and at most 250 ms (so that a rebalance or
+// a stop is noticed). Kafka Streams polls for up to poll.ms (100 ms)
+// whatever the commit interval; a shorter wait, to commit the moment the
+// interval ends, made a worker under exactly-once end its transaction just
+// before the fetch in flight arrived, and commit (flush, offsets, end)
+// half again as often as a loop that waits for that fetch.
+func (w *worker) pollWait() time.Duration {
+	wait := w.e.cfg.CommitInterval - time.Since(w.lastCommit)
+	return min(max(wait, pollFloor), 250*time.Millisecond)
+}
+
+// pollFloor is the shortest poll wait: Kafka Streams' poll.ms.
+const pollFloor = 100 * time.Millisecond
+
+// pollBudget is how much processing one poll may hand the worker, and
+// rateSample the fewest records a pass must process for its duration to
+// say how fast the worker is.
+const (
+	pollBudget = 100 * time.Millisecond
+	rateSample = 1000
+)
+
+// pollSize is how many records the next poll may take: what the tasks
+// process in pollBudget (or in the commit interval, if shorter), at the
+// rate they were last measured at, and at least MaxPollRecords.
+//
+// franz-go fetches a broker's partitions again only once the last fetch
+// was taken whole. A worker that polls a fetch in small parts waits for the
+// next one after its last part; taking it whole lets the next fetch travel
+// and be decoded while this one is processed, as a consume→produce loop
+// over PollFetches does. The bound keeps the work a commit must finish
+// first (everything polled is processed before its offsets are committed)
+// near the commit interval when processing is slow.
+func (w *worker) pollSize() int {
+	budget := min(w.e.cfg.CommitInterval, pollBudget)
+	return max(w.e.cfg.MaxPollRecords, int(w.rate*budget.Seconds()))
 }
 
 // probeOrSyncStandbys is a classic member's follow-up on its last
@@ -781,125 +847,4 @@ func (w *worker) close(err error) {
 	default:
 		w.cl.CloseAllowingRebalance()
 	}
-}
-
-// collector is the worker seen as the tasks' engine.Collector: records
-// go to the worker's producer (inside the open transaction).
-type collector worker
-
-func (c *collector) Send(topic string, partition int32, key, value []byte, ts int64, headers []sgstream.Header, partitionKey []byte) error {
-	w := (*worker)(c)
-	if err := w.begin(); err != nil {
-		return err
-	}
-	if topic == w.e.cfg.DeadLetterTopic {
-		w.e.met.history.deadLetter(headers)
-	}
-	if partition < 0 {
-		n, ok := w.parts[topic]
-		if !ok {
-			c, err := w.e.partitions(context.Background(), topic)
-			if err != nil {
-				return err
-			}
-			n = int32(c)
-			w.parts[topic] = n
-		}
-		if partitionKey == nil {
-			partitionKey = key
-		}
-		if partitionKey == nil {
-			partition = w.rr[topic] % n
-			w.rr[topic]++
-		} else {
-			partition = sgpartition.Partition(partitionKey, n)
-		}
-	}
-	r := newRecord(key, value)
-	r.Topic, r.Partition, r.Timestamp = topic, partition, time.UnixMilli(ts)
-	switch {
-	case engine.IsLayoutMarker(headers):
-		r.Headers = layoutMarker
-	case len(headers) > 0:
-		r.Headers = make([]kgo.RecordHeader, len(headers))
-		for i, h := range headers {
-			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: bytes.Clone(h.Value)}
-		}
-	}
-	if w.e.isChangelog(topic) {
-		w.clSent++
-	}
-	w.sentInTxn++
-	w.cl.Produce(context.Background(), r, w.promiseFn)
-	return nil
-}
-
-func (w *worker) promise(r *kgo.Record, err error) {
-	defer recyclePooled(r)
-	w.prodMu.Lock()
-	defer w.prodMu.Unlock()
-	if err != nil {
-		if w.prodErr == nil {
-			w.prodErr = fmt.Errorf("streamgen: producing to %q partition %d: %w", r.Topic, r.Partition, err)
-		}
-		return
-	}
-	if w.e.isChangelog(r.Topic) {
-		k := checkpointKey(r.Topic, r.Partition)
-		if r.Offset+1 > w.clEnd[k] {
-			w.clEnd[k] = r.Offset + 1
-		}
-	}
-}
-
-// layoutMarker is engine.OwnLayoutHeaders as franz-go sends them: one
-// slice every marked changelog record shares (franz-go only reads a
-// record's headers, and recyclePooled drops the reference), so marking
-// allocates nothing per record.
-var layoutMarker = []kgo.RecordHeader{{Key: engine.LayoutHeader, Value: []byte(engine.LayoutVersion)}}
-
-// recordPool recycles the records the collector hands to franz-go, with
-// their key and value buffers: franz-go is done with a record once its
-// promise has been called, and a new record and two copies per output
-// record were the largest share of the sink path's allocations (and of
-// its garbage collection).
-var recordPool = sync.Pool{New: func() any { return new(kgo.Record) }}
-
-// maxPooledBytes bounds the key or value buffer a pooled record keeps, so
-// that one huge record does not pin its buffer in the pool.
-const maxPooledBytes = 64 << 10
-
-// newRecord returns a cleared record from the pool holding copies of key
-// and value (the task reuses its encoding buffers). A nil key or value
-// stays nil: a nil value is a tombstone, unlike an empty one.
-func newRecord(key, value []byte) *kgo.Record {
-	r := recordPool.Get().(*kgo.Record)
-	kb, vb := r.Key, r.Value
-	*r = kgo.Record{}
-	r.Key, r.Value = copyInto(kb, key), copyInto(vb, value)
-	return r
-}
-
-// copyInto copies b into buf's storage, keeping nil and empty apart.
-func copyInto(buf, b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	if buf == nil {
-		buf = make([]byte, 0, len(b))
-	}
-	return append(buf[:0], b...)
-}
-
-// recyclePooled returns r to the pool once franz-go is done with it.
-func recyclePooled(r *kgo.Record) {
-	if cap(r.Key) > maxPooledBytes {
-		r.Key = nil
-	}
-	if cap(r.Value) > maxPooledBytes {
-		r.Value = nil
-	}
-	r.Headers = nil
-	r.Context = nil
-	recordPool.Put(r)
 }
