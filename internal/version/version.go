@@ -26,11 +26,18 @@ const (
 	// documentation users read, to runtime/sgimpl, and generated records
 	// call it there. Older generated code names it in serdes and would not
 	// compile, so the runtime supports 5 only.
-	GenVersion = 5
+	//
+	// 6: generated code calls the nullable operators of the `tombstones`
+	// topic option (GroupByNullable, ToDynamicNullable, the windowed and
+	// session AggregateNullable/ReduceNullable forms, CogroupNullable) that
+	// keep a null value null through user functions. Version 5 code calls
+	// none of them and the runtime keeps all it calls, so the runtime
+	// supports 5 and 6.
+	GenVersion = 6
 
 	// MinVersion is the oldest GenVersion the current runtime still supports.
 	MinVersion = 5
 
 	// MaxVersion is the newest GenVersion the current runtime supports.
-	MaxVersion = 5
+	MaxVersion = 6
 )
