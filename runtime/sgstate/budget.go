@@ -132,6 +132,16 @@ func (b *MemoryBudget) join() (*pebble.Cache, uint64) {
 	return b.cache, uint64(size)
 }
 
+// joinShared registers a SharedDB that opens and returns its cache and
+// its MemTableSize: a quarter of the memtable share (it holds two
+// memtables, and leaves the other half to stores of their own), at most
+// DefaultMemTableSize.
+func (b *MemoryBudget) joinShared() (*pebble.Cache, uint64) {
+	c, _ := b.join()
+	size := min(max(pow2Below(b.MemTableShare()/4), minBudgetMemTableSize), DefaultMemTableSize)
+	return c, uint64(size)
+}
+
 // leave unregisters a store that closed (or failed to open). The budget's
 // reference to the cache goes with the last store: the stores hold their
 // own.
