@@ -189,14 +189,27 @@ func (s *SharedDB) Drop(dir string) error {
 	return s.drop(sharedPrefix(id))
 }
 
-// DiskUsage estimates the bytes the store in dir takes on disk.
-func (s *SharedDB) DiskUsage(dir string) (uint64, error) {
+// DiskUsage estimates the bytes the store in dir takes on disk; ok is
+// false when the store is not in this DB (or the DB is closed or nil).
+func (s *SharedDB) DiskUsage(dir string) (n uint64, ok bool) {
+	if s == nil {
+		return 0, false
+	}
 	id, err := s.storeID(dir)
 	if err != nil {
-		return 0, err
+		return 0, false
+	}
+	if _, err := os.Stat(filepath.Join(dir, sharedMarker)); err != nil {
+		return 0, false
 	}
 	p := sharedPrefix(id)
-	return s.db.EstimateDiskUsage(p, prefixEnd(p))
+	s.mu.Lock() // Close waits for it
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, false
+	}
+	n, err = s.db.EstimateDiskUsage(p, prefixEnd(p))
+	return n, err == nil
 }
 
 // drop deletes every key under the store prefix p and flushes.
