@@ -53,6 +53,9 @@ const (
 // memtables get at most half (MemTableShare); the cache keeps the rest and
 // whatever the memtables do not use.
 //
+// A SharedDB counts as one store and takes its memtable size from the
+// budget once (joinShared); its stores do not join the budget themselves.
+//
 // The memtable half is split evenly over the open stores. A store holds two
 // memtables (the one written and the flushed one Pebble keeps for reuse),
 // and Pebble grows a memtable only when it filled more than half of the one
