@@ -44,6 +44,20 @@ func openIn(t *testing.T, db *SharedDB, root, task, name string) KeyValueStore {
 	return s
 }
 
+// reopenDB closes stores and db and opens the SharedDB of root again,
+// closed when the test ends.
+func reopenDB(t *testing.T, db *SharedDB, root string, stores ...KeyValueStore) *SharedDB {
+	t.Helper()
+	for _, s := range stores {
+		mustNoErr(t, s.Close())
+	}
+	mustNoErr(t, db.Close())
+	db, err := OpenSharedDB(root, PebbleOptions{}, nil)
+	mustNoErr(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 func putCommit(t *testing.T, s KeyValueStore, cp int64, kv ...string) {
 	t.Helper()
 	for i := 0; i < len(kv); i += 2 {
@@ -78,14 +92,7 @@ func TestSharedDBStoresAreIsolated(t *testing.T) {
 	checkKV(t, a, "[{k a} {x a}]", 1)
 	checkKV(t, b, "[{k b}]", 2)
 	checkKV(t, c, "[{k c}]", 4)
-	for _, s := range []KeyValueStore{a, b, c} {
-		mustNoErr(t, s.Close())
-	}
-	mustNoErr(t, db.Close())
-
-	db, err := OpenSharedDB(root, PebbleOptions{}, nil)
-	mustNoErr(t, err)
-	defer db.Close()
+	db = reopenDB(t, db, root, a, b, c)
 	a = openIn(t, db, root, "0_1", "s")
 	defer a.Close()
 	b = openIn(t, db, root, "0_1", "s2")
@@ -135,15 +142,7 @@ func TestSharedDBDropLeavesOtherStores(t *testing.T) {
 	w := NewPebbleWindow("s", WindowOptions{Retention: 10, SegmentInterval: 5}, nil)
 	mustNoErr(t, w.Init(&StoreContext{Dir: filepath.Join(root, "0_1", "s"), Shared: db}))
 	mustNoErr(t, w.Close())
-	for _, s := range []KeyValueStore{b, c} {
-		mustNoErr(t, s.Close())
-	}
-	// The drops are durable without a WAL: they survive a DB copied as a
-	// kill would leave it (what was flushed).
-	mustNoErr(t, db.Close())
-	db, err := OpenSharedDB(root, PebbleOptions{}, nil)
-	mustNoErr(t, err)
-	defer db.Close()
+	db = reopenDB(t, db, root, b, c)
 	b = openIn(t, db, root, "0_2", "s")
 	defer b.Close()
 	c = openIn(t, db, root, "0_3", "s")
