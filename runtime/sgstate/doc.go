@@ -99,7 +99,9 @@
 // its last commit, and the one-second age flush is one for all its stores.
 // The store's directory holds only a marker file; a store whose directory
 // lacks it (deleted, to wipe the store) has its prefix range-deleted, and
-// that flushed, before it opens, so a wipe touches no other store. A
+// that flushed, before it opens, so a wipe touches no other store; the
+// prefixes of stores whose directories went while the DB was closed are
+// dropped when it opens. A
 // prefix can be open once at a time, and a directory that holds a DB of
 // its own (written before stores shared one) keeps it.
 //

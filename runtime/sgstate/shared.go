@@ -106,12 +106,56 @@ func OpenSharedDB(root string, o PebbleOptions, logger *slog.Logger) (*SharedDB,
 		return nil, fmt.Errorf("streamgen: shared pebble db %q: %w", dir, err)
 	}
 	s := &SharedDB{db: db, root: root, open: map[string]bool{}, flushAsked: time.Now(), mem: mem}
-	if err := s.checkFormat(dir); err != nil {
+	err = s.checkFormat(dir)
+	if err == nil {
+		err = s.dropOrphans()
+	}
+	if err != nil {
 		db.Close()
 		mem.leave()
 		return nil, err
 	}
 	return s, nil
+}
+
+// dropOrphans drops the keys of every store whose directory has no marker
+// (it was deleted while the DB was closed), so that deleting a store's or
+// a task's directory frees its space even if the store never opens here
+// again.
+func (s *SharedDB) dropOrphans() error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0x01}})
+	if err != nil {
+		return err
+	}
+	var orphans [][]byte
+	for ok := it.First(); ok; {
+		k := it.Key()
+		n, w := binary.Uvarint(k)
+		if w <= 0 || uint64(len(k)-w) < n {
+			break // not a store key: leave the rest alone
+		}
+		id := string(k[w : w+int(n)])
+		p := sharedPrefix(id)
+		if !filepath.IsLocal(filepath.FromSlash(id)) {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(id), sharedMarker)); errors.Is(err, fs.ErrNotExist) {
+			orphans = append(orphans, p)
+		}
+		ok = it.SeekGE(prefixEnd(p))
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	for _, p := range orphans {
+		if err := s.db.DeleteRange(p, prefixEnd(p), pebble.NoSync); err != nil {
+			return err
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	return s.db.Flush()
 }
 
 // checkFormat records the DB's format on first open and compares it later.

@@ -269,3 +269,37 @@ func TestSharedDBUnderABudget(t *testing.T) {
 		t.Errorf("budget counts %d stores after close, want 0", b.stores)
 	}
 }
+
+// TestSharedDBDropsDeletedDirectoriesOnOpen: the keys of a store whose
+// directory was deleted while the DB was closed are dropped when the DB
+// opens, without the store opening again; other stores keep theirs.
+func TestSharedDBDropsDeletedDirectoriesOnOpen(t *testing.T) {
+	db, root := openShared(t, PebbleOptions{})
+	a := openIn(t, db, root, "0_1", "s")
+	b := openIn(t, db, root, "0_2", "s")
+	putCommit(t, a, 1, "k", "a")
+	putCommit(t, b, 2, "k", "b")
+	mustNoErr(t, a.Close())
+	mustNoErr(t, b.Close())
+	mustNoErr(t, db.Close())
+	mustNoErr(t, os.RemoveAll(filepath.Join(root, "0_1")))
+	db, err := OpenSharedDB(root, PebbleOptions{}, nil)
+	mustNoErr(t, err)
+	defer db.Close()
+	keys := func(id string) (n int) {
+		p := sharedPrefix(id)
+		it, err := db.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+		mustNoErr(t, err)
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+		}
+		mustNoErr(t, it.Close())
+		return n
+	}
+	if n := keys("0_1/s"); n != 0 {
+		t.Errorf("the deleted store has %d keys, want 0", n)
+	}
+	if n := keys("0_2/s"); n == 0 {
+		t.Error("the other store lost its keys")
+	}
+}
