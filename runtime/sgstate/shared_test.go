@@ -34,13 +34,15 @@ func openShared(t *testing.T, o PebbleOptions) (*SharedDB, string) {
 	return db, root
 }
 
-// openIn opens key-value store name in root/task/name inside db.
+// openIn opens key-value store name in root/task/name inside db, closed
+// when the test ends if not before.
 func openIn(t *testing.T, db *SharedDB, root, task, name string) KeyValueStore {
 	t.Helper()
 	dir := filepath.Join(root, task, name)
 	mustNoErr(t, os.MkdirAll(dir, 0o755))
 	s := NewPebbleKeyValue(name, nil)
 	mustNoErr(t, s.Init(&StoreContext{Dir: dir, Shared: db}))
+	t.Cleanup(func() { s.Close() }) // before db's: a second Close does nothing
 	return s
 }
 
@@ -94,9 +96,7 @@ func TestSharedDBStoresAreIsolated(t *testing.T) {
 	checkKV(t, c, "[{k c}]", 4)
 	db = reopenDB(t, db, root, a, b, c)
 	a = openIn(t, db, root, "0_1", "s")
-	defer a.Close()
 	b = openIn(t, db, root, "0_1", "s2")
-	defer b.Close()
 	checkKV(t, a, "[{k a} {x a}]", 1)
 	checkKV(t, b, "[{k b}]", 2)
 	// The window store's range deletions stay within the store too.
@@ -144,9 +144,7 @@ func TestSharedDBDropLeavesOtherStores(t *testing.T) {
 	mustNoErr(t, w.Close())
 	db = reopenDB(t, db, root, b, c)
 	b = openIn(t, db, root, "0_2", "s")
-	defer b.Close()
 	c = openIn(t, db, root, "0_3", "s")
-	defer c.Close()
 	checkKV(t, b, "[]", 0)
 	checkKV(t, c, "[{k c}]", 3)
 }
@@ -223,9 +221,7 @@ func TestSharedDBFlushesOncePerAge(t *testing.T) {
 	db, root := openShared(t, PebbleOptions{})
 	var kvs []KeyValueStore
 	for _, task := range []string{"0_0", "0_1", "0_2", "0_3"} {
-		s := openIn(t, db, root, task, "s")
-		defer s.Close()
-		kvs = append(kvs, s)
+		kvs = append(kvs, openIn(t, db, root, task, "s"))
 	}
 	flushes := func() int64 { return db.db.Metrics().Flush.Count }
 	before := flushes()
