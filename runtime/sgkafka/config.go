@@ -113,9 +113,10 @@ type Config struct {
 	// instance's Pebble stores together (sgstate.MemoryBudget: the cache
 	// gets the budget less the memtables, which get at most half). At
 	// least sgstate.MinStoreMemoryBytes. Default 0: no bound, one 64 MiB
-	// block cache and up to 64 MiB of memtables per store. It does not
-	// bound the Go heap, the record cache (CacheMaxBytes) or the Kafka
-	// clients' buffers.
+	// block cache, 8 MiB memtables in the DB the changelogged stores share
+	// (sgstate.SharedDB) and up to 64 MiB of memtables per other store.
+	// It does not bound the Go heap, the record cache (CacheMaxBytes) or
+	// the Kafka clients' buffers.
 	StoreMemoryBytes int64
 	// Workers is the number of stream threads (group members). Zero or
 	// negative: 1.

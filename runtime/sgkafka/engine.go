@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/streamgen/streamgen/runtime/internal/engine"
+	"github.com/streamgen/streamgen/runtime/sgstate"
 	"github.com/streamgen/streamgen/runtime/sgstream"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -106,7 +107,11 @@ type Engine struct {
 	internal   []internalTopic // the internal topics setup planned
 	instanceID string
 	unlock     func()
-	base       *kgo.Client // admin and metadata
+	// shared holds the changelogged Pebble stores of the instance's tasks
+	// (sgstate.SharedDB), nil when they have DBs of their own; open
+	// from after lockStateDir to the end of Run (then closed, not nil).
+	shared *sgstate.SharedDB
+	base   *kgo.Client // admin and metadata
 
 	mu       sync.Mutex
 	restored map[engine.TaskID]int64
@@ -216,6 +221,12 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 	e.state.Store(int32(Created))
 	e.log.Info("state change", "from", "", "to", Created.String())
 	defer func() {
+		if e.shared != nil {
+			// After every worker closed its stores, which flushed them.
+			if cerr := e.shared.Close(); cerr != nil {
+				e.log.Warn("closing the shared state store db", "error", cerr.Error())
+			}
+		}
 		if e.unlock != nil {
 			e.unlock()
 		}
@@ -230,6 +241,9 @@ func (e *Engine) Run(ctx context.Context) (err error) {
 		}
 	}()
 	if err := e.lockStateDir(); err != nil {
+		return err
+	}
+	if err := e.openSharedDB(); err != nil {
 		return err
 	}
 	if err := e.start(ctx); err != nil {
@@ -373,6 +387,27 @@ func (e *Engine) watchState(ctx context.Context) {
 			e.setState(Rebalancing)
 		}
 	}
+}
+
+// openSharedDB opens the Pebble DB that the tasks' changelogged stores
+// share, in <state dir>/pebble (sgstate.SharedDB): one set of memtables and
+// Pebble's fixed buffers for all of them in place of one per store. Not
+// when Pebble options ask for a WAL, which every store would then need.
+func (e *Engine) openSharedDB() error {
+	var o sgstate.PebbleOptions
+	if e.cfg.Pebble != nil {
+		o = *e.cfg.Pebble
+	}
+	if o.WAL || o.Sync {
+		return nil
+	}
+	o.Fingerprint = "" // each store records its own
+	db, err := sgstate.OpenSharedDB(e.cfg.StateDir, o, e.log.With("store", sgstate.SharedDBDir))
+	if err != nil {
+		return err
+	}
+	e.shared = db
+	return nil
 }
 
 // taskLock serialises opening a task's state between workers of this

@@ -573,7 +573,9 @@ func (m *engineMetrics) computeLag(ids []engine.TaskID) []lagPoint {
 	return out
 }
 
-// computeDisk sums the file sizes of the persistent stores of open tasks.
+// computeDisk sums the file sizes of the persistent stores of open tasks
+// (for a store in the shared DB, Pebble's estimate of its key range in
+// sstables plus its marker file: what is in memtables is not on disk).
 // Reading the directory is safe while the worker writes the store.
 func (m *engineMetrics) computeDisk(ids []engine.TaskID) map[restoreKey]int64 {
 	e := m.e
@@ -587,6 +589,9 @@ func (m *engineMetrics) computeDisk(ids []engine.TaskID) map[restoreKey]int64 {
 			}
 			var n int64
 			dir := engine.StoreDir(e.cfg.StateDir, id, name)
+			if u, ok := e.shared.DiskUsage(dir); ok {
+				n = int64(u) // plus the marker file in dir
+			}
 			filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return nil // files come and go under compaction

@@ -201,7 +201,9 @@ func (tk *task) closePreopened() {
 }
 
 // OpenStore implements engine.StoreProvider: built-in stores on Pebble
-// under <state-dir>/<task id>/<store>, or in memory when the spec says so;
+// under <state-dir>/<task id>/<store> (those with a changelog in the
+// shared DB, under a key prefix of that directory), or in memory when the
+// spec says so;
 // logged stores send their changelog through the worker's producer.
 func (tk *task) OpenStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store, error) {
 	if s, ok := tk.preopened[spec.Name]; ok {
@@ -228,6 +230,7 @@ func (tk *task) newStore(t engine.Task, spec *sgstream.StoreSpec) (sgstate.Store
 	}
 	ctx := t.StoreContext(spec, e.log.With("task", t.ID().String(), "store", spec.Name))
 	ctx.Dir = engine.StoreDir(e.cfg.StateDir, t.ID(), spec.Name)
+	ctx.Shared = e.shared // changelogged Pebble stores open in it
 	if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("streamgen: store %q: %w", spec.Name, err)
 	}

@@ -69,7 +69,7 @@ func (s *baseStore) Init(ctx *StoreContext) error {
 		if ctx.Dir == "" {
 			return fmt.Errorf("streamgen: state store %q: persistent store needs StoreContext.Dir", s.name)
 		}
-		e, err := openPebbleEngine(s.name, ctx.Dir, *s.pebble, s.layout, s.logger)
+		e, err := openPebbleEngine(s.name, ctx.Dir, *s.pebble, s.layout, s.logger, ctx.Shared)
 		if err != nil {
 			return err
 		}

@@ -53,6 +53,9 @@ const (
 // memtables get at most half (MemTableShare); the cache keeps the rest and
 // whatever the memtables do not use.
 //
+// A SharedDB counts as one store and takes its memtable size from the
+// budget once (joinShared); its stores do not join the budget themselves.
+//
 // The memtable half is split evenly over the open stores. A store holds two
 // memtables (the one written and the flushed one Pebble keeps for reuse),
 // and Pebble grows a memtable only when it filled more than half of the one
@@ -130,6 +133,16 @@ func (b *MemoryBudget) join() (*pebble.Cache, uint64) {
 	size := pow2Below(b.MemTableShare() / int64(2*max(b.stores, budgetSizingStores)))
 	size = min(max(size, minBudgetMemTableSize), DefaultMemTableSize)
 	return b.cache, uint64(size)
+}
+
+// joinShared registers a SharedDB that opens and returns its cache and
+// its MemTableSize: a quarter of the memtable share (it holds two
+// memtables, and leaves the other half to stores of their own), at most
+// DefaultMemTableSize.
+func (b *MemoryBudget) joinShared() (*pebble.Cache, uint64) {
+	c, _ := b.join()
+	size := min(max(pow2Below(b.MemTableShare()/4), minBudgetMemTableSize), DefaultMemTableSize)
+	return c, uint64(size)
 }
 
 // leave unregisters a store that closed (or failed to open). The budget's

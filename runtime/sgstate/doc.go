@@ -82,13 +82,37 @@
 // records and refuses unmarked ones on restore, so stores stay unaware of
 // it.
 //
+// # One Pebble DB for many stores
+//
+// A Pebble store has a DB of its own in its directory, or, when
+// StoreContext.Shared names a SharedDB and the store writes no WAL (it
+// restores from a changelog), it lives in that shared DB under a key prefix
+// of its own: the length-prefixed path of its directory below the
+// SharedDB's root. Every Pebble DB carries fixed buffers (about 250 KiB)
+// and memtables, which an instance with 144 stores would otherwise pay 144
+// times. Everything a store keeps is under its prefix (data, format,
+// layout, fingerprint, checkpoint, metadata), and its commit is still one
+// atomic batch, so the guarantees above hold per store: the shared DB is
+// durable as of its last flush, which ends with some commit of each store,
+// and after kill -9 each store reopens at its own checkpoint. Flushes are
+// the DB's: a store's idle commit flushes only when no flush started after
+// its last commit, and the one-second age flush is one for all its stores.
+// The store's directory holds only a marker file; a store whose directory
+// lacks it (deleted, to wipe the store) has its prefix range-deleted, and
+// that flushed, before it opens, so a wipe touches no other store; the
+// prefixes of stores whose directories went while the DB was closed are
+// dropped when it opens. A
+// prefix can be open once at a time, and a directory that holds a DB of
+// its own (written before stores shared one) keeps it.
+//
 // # Versioned on-disk state
 //
 // A Pebble store records the store format version, its layout (kind,
 // segment interval) and the caller's schema fingerprint on first open. A
 // later open with different values fails with ErrFormatMismatch or
 // ErrSchemaMismatch, quoting both values; the remedy is to delete the store
-// directory and restore from the changelog.
+// directory and restore from the changelog. A SharedDB records its own
+// format version (its key layout) the same way.
 //
 // # Record cache
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -17,8 +18,9 @@ import (
 // the changelog).
 const storeFormatVersion = "1"
 
-// Pebble key space: one DB per store and task. Metadata lives under 0x00,
-// store data under 0x01; the data key space is what the store code sees.
+// Pebble key space: one DB per store and task, or a key prefix per store
+// in a SharedDB. Under it, metadata lives under 0x00, store data under
+// 0x01; the data key space is what the store code sees.
 const (
 	pebbleMetaPrefix = 0x00
 	pebbleDataPrefix = 0x01
@@ -46,6 +48,14 @@ type pebbleEngine struct {
 	db   *pebble.DB
 	wo   *pebble.WriteOptions
 	kbuf []byte
+
+	// shared is the SharedDB the store is in, nil for a DB of its own;
+	// pfx is then the store's key prefix (sharedPrefix of sharedID), in
+	// front of every key, and lastGen the generation of its last commit.
+	shared   *SharedDB
+	sharedID string
+	pfx      []byte
+	lastGen  uint64
 
 	// overlay holds staged sets and deletes (tomb) of data keys.
 	overlay *skiplist
@@ -108,9 +118,14 @@ type extraStaged interface {
 // RocksDB stores, which have no WAL either, with each checkpoint).
 const maxUnflushedAge = time.Second
 
-func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger) (*pebbleEngine, error) {
+// openPebbleEngine opens the store in dir: in shared when it is not nil
+// and the store has no WAL, in a DB of its own otherwise.
+func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *slog.Logger, shared *SharedDB) (*pebbleEngine, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	if shared != nil && !o.wal() && !ownDB(dir) {
+		return openSharedEngine(name, dir, o, layout, shared)
 	}
 	var mem budgetCount
 	if o.Budget != nil {
@@ -134,6 +149,30 @@ func openPebbleEngine(name, dir string, o PebbleOptions, layout string, logger *
 		e.dropIter() // its scan may have left the kept iterator open
 		db.Close()
 		mem.leave()
+		return nil, err
+	}
+	return e, nil
+}
+
+// ownDB reports whether dir holds a Pebble DB of its own, written before
+// stores shared a DB: it stays that store's DB.
+func ownDB(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*"))
+	return len(m) > 0
+}
+
+// openSharedEngine opens the store in dir inside shared.
+func openSharedEngine(name, dir string, o PebbleOptions, layout string, shared *SharedDB) (*pebbleEngine, error) {
+	pfx, err := shared.acquire(name, dir)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := shared.storeID(dir)
+	e := &pebbleEngine{db: shared.db, wo: pebble.NoSync, shared: shared, sharedID: id, pfx: pfx,
+		overlay: newSkiplist(), metaStage: map[string][]byte{}, noWAL: true, flushAsked: time.Now()}
+	if err := e.checkVersion(name, o.Fingerprint, layout); err != nil {
+		e.dropIter()
+		shared.release(id)
 		return nil, err
 	}
 	return e, nil
@@ -172,7 +211,7 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 		}
 		err = b.Commit(e.wo)
 		e.dropIter()
-		e.unflushed = true
+		e.committed(b)
 		return err
 	}
 	for _, p := range props {
@@ -188,14 +227,23 @@ func (e *pebbleEngine) checkVersion(name, fingerprint, layout string) error {
 	return nil
 }
 
+// dataKey is the DB key of data key k, in a buffer reused by the next call.
 func (e *pebbleEngine) dataKey(k []byte) []byte {
-	e.kbuf = append(append(e.kbuf[:0], pebbleDataPrefix), k...)
+	e.kbuf = append(append(append(e.kbuf[:0], e.pfx...), pebbleDataPrefix), k...)
 	return e.kbuf
 }
 
-func (e *pebbleEngine) metaKey(k string) []byte {
-	return append([]byte{pebbleMetaPrefix}, k...)
+// newDataKey is dataKey in a new slice.
+func (e *pebbleEngine) newDataKey(k []byte) []byte {
+	return append(append(append(make([]byte, 0, len(e.pfx)+1+len(k)), e.pfx...), pebbleDataPrefix), k...)
 }
+
+func (e *pebbleEngine) metaKey(k string) []byte {
+	return append(append(append(make([]byte, 0, len(e.pfx)+1+len(k)), e.pfx...), pebbleMetaPrefix), k...)
+}
+
+// userKey is the data key of the DB key k.
+func (e *pebbleEngine) userKey(k []byte) []byte { return k[len(e.pfx)+1:] }
 
 func (e *pebbleEngine) getRaw(k []byte) ([]byte, bool, error) {
 	v, closer, err := e.db.Get(k)
@@ -268,8 +316,9 @@ func (e *pebbleEngine) scan(lower, upper []byte, reverse bool, fn func(k, v []by
 // iter returns a DB iterator over the data keys [lower, upper) (nil =
 // open): the kept one (cached) unless it is in use.
 func (e *pebbleEngine) iter(lower, upper []byte) (it *pebble.Iterator, cached bool, err error) {
-	b := append(append(e.bounds[:0], pebbleDataPrefix), lower...)
+	b := append(append(append(e.bounds[:0], e.pfx...), pebbleDataPrefix), lower...)
 	n := len(b)
+	b = append(b, e.pfx...)
 	if upper != nil {
 		b = append(append(b, pebbleDataPrefix), upper...)
 	} else {
@@ -337,7 +386,7 @@ func (e *pebbleEngine) scanIter(it *pebble.Iterator, lower, upper []byte, revers
 		}
 	}
 	for {
-		for ok && len(e.ranges) > 0 && e.rangeDeleted(it.Key()[1:]) {
+		for ok && len(e.ranges) > 0 && e.rangeDeleted(e.userKey(it.Key())) {
 			ok = stepIter(it, reverse)
 		}
 		if a != nil && !inBounds(a.key, lower, upper, reverse) {
@@ -348,7 +397,7 @@ func (e *pebbleEngine) scanIter(it *pebble.Iterator, lower, upper []byte, revers
 		}
 		useA, skipDB := a != nil, false
 		if a != nil && ok {
-			c := bytes.Compare(a.key, it.Key()[1:])
+			c := bytes.Compare(a.key, e.userKey(it.Key()))
 			if reverse {
 				c = -c
 			}
@@ -372,7 +421,7 @@ func (e *pebbleEngine) scanIter(it *pebble.Iterator, lower, upper []byte, revers
 		if err != nil {
 			return fmt.Errorf("streamgen: pebble iterator: %w", err)
 		}
-		if err := fn(it.Key()[1:], v); err != nil {
+		if err := fn(e.userKey(it.Key()), v); err != nil {
 			return err
 		}
 		ok = stepIter(it, reverse)
@@ -407,11 +456,22 @@ func (e *pebbleEngine) direct(fn func(w writer) error) error {
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
-	e.unflushed = true
-	if e.mem.add(b) {
-		return e.startFlush()
+	if e.committed(b) {
+		return e.startFlush(0)
 	}
 	return nil
+}
+
+// committed records a batch the store committed and reports whether it
+// should flush for its memory budget.
+func (e *pebbleEngine) committed(b *pebble.Batch) bool {
+	e.unflushed = true
+	if e.shared != nil {
+		var flush bool
+		e.lastGen, flush = e.shared.committed(b)
+		return flush
+	}
+	return e.mem.add(b)
 }
 
 func (e *pebbleEngine) getMeta(k string) ([]byte, bool, error) {
@@ -432,6 +492,11 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 			return err
 		}
 	}
+	if e.shared != nil {
+		// A kept iterator pins the memtables it was created over, here
+		// the memtables of every store: keep it one commit at most.
+		e.dropIter()
+	}
 	if !e.hasStaged() && (cp == nil || bytes.Equal(enc, e.lastCP)) {
 		// Nothing new since the last commit: the application is idle, a
 		// good time to make what it committed durable.
@@ -440,7 +505,7 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	for _, r := range e.ranges {
-		if err := b.DeleteRange(append([]byte{pebbleDataPrefix}, r[0]...), append([]byte{pebbleDataPrefix}, r[1]...), nil); err != nil {
+		if err := b.DeleteRange(e.newDataKey(r[0]), e.newDataKey(r[1]), nil); err != nil {
 			return fmt.Errorf("streamgen: pebble commit: %w", err)
 		}
 	}
@@ -489,34 +554,48 @@ func (e *pebbleEngine) commit(cp map[string]int64) error {
 		return fmt.Errorf("streamgen: pebble commit: %w", err)
 	}
 	e.resetStage()
-	e.unflushed = true
 	if cp != nil {
 		e.lastCP = enc
 	}
-	if e.mem.add(b) {
+	if e.committed(b) {
 		// Over the store's share of its memory budget: a flush like that of
 		// a full memtable, which carries this commit's checkpoint.
-		return e.startFlush()
+		return e.startFlush(0)
 	}
-	if time.Since(e.flushAsked) >= maxUnflushedAge {
-		return e.flushIdle()
+	if e.shared == nil && time.Since(e.flushAsked) < maxUnflushedAge {
+		return nil
 	}
-	return nil
+	// A SharedDB checks the age of its own last flush: one flush a
+	// maxUnflushedAge for all its stores, not one per store.
+	return e.flushAged(maxUnflushedAge)
 }
 
 // flushIdle starts a flush of the memtable if the store has no WAL and
 // commits since the last flush; it does not wait for it. A store written
 // without pause flushes every maxUnflushedAge and when its memtable fills,
 // so after kill -9 it restores at most about that much changelog.
-func (e *pebbleEngine) flushIdle() error {
+func (e *pebbleEngine) flushIdle() error { return e.flushAged(0) }
+
+// flushAged is flushIdle, except that in a SharedDB no flush starts if the
+// DB's last one was asked for less than minAge ago.
+func (e *pebbleEngine) flushAged(minAge time.Duration) error {
 	if !e.noWAL || !e.unflushed {
 		return nil
 	}
-	return e.startFlush()
+	return e.startFlush(minAge)
 }
 
 // startFlush asks Pebble to flush the memtable and does not wait for it.
-func (e *pebbleEngine) startFlush() error {
+// In a SharedDB, a flush that started after the store's last commit
+// covers it, and minAge is passed on to SharedDB.flush.
+func (e *pebbleEngine) startFlush(minAge time.Duration) error {
+	if e.shared != nil {
+		ch, err := e.shared.flush(e.lastGen, minAge)
+		if err == nil && ch != nil {
+			e.flushed, e.unflushed = ch, false
+		}
+		return err
+	}
 	ch, err := e.db.AsyncFlush()
 	if err != nil {
 		return fmt.Errorf("streamgen: pebble flush: %w", err)
@@ -568,6 +647,14 @@ func (e *pebbleEngine) close() error {
 	// Without a WAL, Pebble's Close drops the memtable: flush it, so that a
 	// store closed cleanly reopens at its last commit.
 	ferr := e.waitFlushed()
+	if e.shared != nil {
+		e.shared.release(e.sharedID)
+		e.shared = nil
+		if ferr != nil {
+			return fmt.Errorf("streamgen: pebble close: %w", ferr)
+		}
+		return nil
+	}
 	cerr := e.db.Close()
 	e.mem.leave()
 	if err := errors.Join(ferr, cerr); err != nil {
@@ -609,7 +696,7 @@ type pebbleDirect struct {
 func (w pebbleDirect) set(k, v []byte) error { return w.b.Set(w.e.dataKey(k), v, nil) }
 func (w pebbleDirect) del(k []byte) error    { return w.b.Delete(w.e.dataKey(k), nil) }
 func (w pebbleDirect) delRange(start, end []byte) error {
-	return w.b.DeleteRange(append([]byte{pebbleDataPrefix}, start...), append([]byte{pebbleDataPrefix}, end...), nil)
+	return w.b.DeleteRange(w.e.newDataKey(start), w.e.newDataKey(end), nil)
 }
 func (w pebbleDirect) setMeta(k string, v []byte) error {
 	if v == nil {

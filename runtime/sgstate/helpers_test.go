@@ -2,6 +2,7 @@ package sgstate
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -68,9 +69,53 @@ func (l *recLog) Log(key, value []byte, ts int64) {
 
 func initStore(t testing.TB, s Store, dir string, log ChangelogWriter) {
 	t.Helper()
-	if err := s.Init(&StoreContext{Dir: dir, Changelog: log}); err != nil {
+	ctx := storeCtx(t, dir)
+	ctx.Changelog = log
+	if err := s.Init(ctx); err != nil {
 		t.Fatalf("init %s: %v", s.Name(), err)
 	}
+}
+
+// storeCtx is the StoreContext of a store in dir: in a SharedDB under
+// sharedEnv.
+func storeCtx(t testing.TB, dir string) *StoreContext {
+	ctx := &StoreContext{Dir: dir}
+	if os.Getenv(sharedEnv) != "" {
+		ctx.Shared = testSharedDB(t, filepath.Dir(dir))
+		mustNoErr(t, os.MkdirAll(dir, 0o755))
+	}
+	return ctx
+}
+
+// skipShared skips a test of a store's own Pebble DB under sharedEnv.
+func skipShared(t testing.TB) {
+	if os.Getenv(sharedEnv) != "" {
+		t.Skip("a store in a DB of its own")
+	}
+}
+
+// sharedEnv, set, makes initStore open every store in a SharedDB whose
+// root is the parent of the store's directory (one per root and test,
+// closed when the test ends): TestEveryCaseInASharedDB runs the package's
+// tests so.
+const sharedEnv = "STREAMGEN_SGSTATE_SHARED"
+
+var testShared = map[string]*SharedDB{}
+
+func testSharedDB(t testing.TB, root string) *SharedDB {
+	if db := testShared[root]; db != nil {
+		return db
+	}
+	db, err := OpenSharedDB(root, PebbleOptions{}, nil)
+	mustNoErr(t, err)
+	testShared[root] = db
+	t.Cleanup(func() {
+		delete(testShared, root)
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
 }
 
 func openKV(t testing.TB, v variant) (KeyValueStore, string) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,11 @@ const killChildEnv = "STREAMGEN_SGSTATE_KILL_CHILD"
 // shared with 40 idle stores, small enough that the store flushes for the
 // budget every few hundred commits, and commit without idle commits.
 const killBudgetEnv = "STREAMGEN_SGSTATE_KILL_BUDGET"
+
+// killSharedEnv, set, makes the child open two stores in one SharedDB, the
+// store and one in the directory named after it with "-b", and commit
+// both in turn; the parent reopens both (TestKillNineInASharedDB).
+const killSharedEnv = "STREAMGEN_SGSTATE_KILL_SHARED"
 
 // TestKillNineChild is the process killed by TestKillNineReopensAtAFlushedCommit:
 // on a Pebble store without a WAL (the default) it commits transaction
@@ -40,19 +46,35 @@ func TestKillNineChild(t *testing.T) {
 		// maxUnflushedAge).
 		opts, idleEvery = budgetWithIdleStores(t, filepath.Dir(dir), 40), math.MaxInt64
 	}
-	s := NewPebbleKeyValue("kv", opts)
-	initStore(t, s, dir, nil)
-	tx := s.(Transactional)
+	var kvs []KeyValueStore
+	if os.Getenv(killSharedEnv) != "" {
+		db, err := OpenSharedDB(filepath.Dir(dir), *opts, nil)
+		mustNoErr(t, err)
+		for _, d := range []string{dir, dir + "-b"} {
+			mustNoErr(t, os.MkdirAll(d, 0o755))
+			s := NewPebbleKeyValue("kv", nil)
+			mustNoErr(t, s.Init(&StoreContext{Dir: d, Shared: db}))
+			kvs = append(kvs, s)
+		}
+	} else {
+		kvs = []KeyValueStore{NewPebbleKeyValue("kv", opts)}
+		initStore(t, kvs[0], dir, nil)
+	}
 	for i := int64(1); ; i++ {
-		mustNoErr(t, s.Put([]byte("n"), []byte(strconv.FormatInt(i, 10))))
-		mustNoErr(t, s.Put(fmt.Appendf(nil, "k%08d", i), make([]byte, 100)))
-		cp := map[string]int64{"t/0": i}
-		mustNoErr(t, tx.Commit(cp))
-		if i%idleEvery == 0 {
+		for _, s := range kvs {
+			tx := s.(Transactional)
+			mustNoErr(t, s.Put([]byte("n"), []byte(strconv.FormatInt(i, 10))))
+			mustNoErr(t, s.Put(fmt.Appendf(nil, "k%08d", i), make([]byte, 100)))
+			cp := map[string]int64{"t/0": i}
 			mustNoErr(t, tx.Commit(cp))
+			if i%idleEvery == 0 {
+				mustNoErr(t, tx.Commit(cp))
+			}
 		}
 		if i == 400 {
-			mustNoErr(t, s.(*kvStore).eng.(*pebbleEngine).waitFlushed())
+			for _, s := range kvs {
+				mustNoErr(t, s.(*kvStore).eng.(*pebbleEngine).waitFlushed())
+			}
 			fmt.Printf("flushed %d\n", i)
 		}
 		fmt.Println(i)
@@ -67,13 +89,22 @@ func TestKillNineChild(t *testing.T) {
 // kill, which is what restoration counts on (it replays the changelog past
 // the checkpoint).
 func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
+	skipShared(t)
 	killRounds(t)
+}
+
+// TestKillNineInASharedDB is TestKillNineReopensAtAFlushedCommit with two
+// stores in one SharedDB: each must reopen at a commit of its own, at or
+// after the flush the child waited for.
+func TestKillNineInASharedDB(t *testing.T) {
+	killRounds(t, killSharedEnv+"=1")
 }
 
 // TestKillNineUnderAMemoryBudget is TestKillNineReopensAtAFlushedCommit
 // with the flushes a memory budget asks for in place of the idle ones: the
 // store must reopen at the commit one of them ended with.
 func TestKillNineUnderAMemoryBudget(t *testing.T) {
+	skipShared(t)
 	killRounds(t, killBudgetEnv+"=1")
 }
 
@@ -105,14 +136,40 @@ func killRounds(t *testing.T, env ...string) {
 		if flushed == 0 {
 			t.Fatalf("round %d: the child never flushed (last commit %d)", round, last)
 		}
-		cp, n, keys := reopenCounted(t, dir)
-		switch {
-		case cp < flushed:
-			t.Errorf("round %d: reopened at checkpoint %d, before the flush of %d it waited for (killed after %d)", round, cp, flushed, last)
-		case n != cp || keys != cp:
-			t.Errorf("round %d: checkpoint %d but n = %d and %d k keys: not the state of one commit", round, cp, n, keys)
+		dirs, shared := []string{dir}, (*SharedDB)(nil)
+		if slices.Contains(env, killSharedEnv+"=1") {
+			dirs = append(dirs, dir+"-b")
+			shared = reopenShared(t, filepath.Dir(dir))
 		}
-		t.Logf("round %d: flushed %d, killed after commit %d or later, reopened at %d", round, flushed, last, cp)
+		for _, d := range dirs {
+			cp, n, keys := reopenCounted(t, d, shared)
+			switch {
+			case cp < flushed:
+				t.Errorf("round %d: %s reopened at checkpoint %d, before the flush of %d it waited for (killed after %d)", round, d, cp, flushed, last)
+			case n != cp || keys != cp:
+				t.Errorf("round %d: %s: checkpoint %d but n = %d and %d k keys: not the state of one commit", round, d, cp, n, keys)
+			}
+			t.Logf("round %d: flushed %d, killed after commit %d or later, %s reopened at %d", round, flushed, last, filepath.Base(d), cp)
+		}
+		if shared != nil {
+			mustNoErr(t, shared.Close())
+		}
+	}
+}
+
+// reopenShared opens the SharedDB in root after the process that had it
+// open was killed.
+func reopenShared(t *testing.T, root string) *SharedDB {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		db, err := OpenSharedDB(root, PebbleOptions{}, nil)
+		if err == nil {
+			return db
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reopen: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -133,13 +190,14 @@ func budgetWithIdleStores(t *testing.T, dir string, n int) *PebbleOptions {
 
 // reopenCounted opens the store in dir and returns its checkpoint t/0, its
 // key n and how many k keys it holds.
-func reopenCounted(t *testing.T, dir string) (cp, n, keys int64) {
+func reopenCounted(t *testing.T, dir string, shared *SharedDB) (cp, n, keys int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	s := NewPebbleKeyValue("kv", nil)
+	ctx := &StoreContext{Dir: dir, Shared: shared}
 	// The killed process's lock is released by the kernel; opening may
 	// still race its exit on a loaded machine.
-	for err := s.Init(&StoreContext{Dir: dir}); err != nil; err = s.Init(&StoreContext{Dir: dir}) {
+	for err := s.Init(ctx); err != nil; err = s.Init(ctx) {
 		if time.Now().After(deadline) {
 			t.Fatalf("reopen: %v", err)
 		}

@@ -35,6 +35,12 @@ type StoreContext struct {
 	// Dir is this store's directory inside the task's state directory, for
 	// persistent stores. The caller creates it; in-memory stores ignore it.
 	Dir string
+	// Shared, when set, is the Pebble DB a persistent store without a WAL
+	// opens in, under a key prefix named by Dir (which must be inside the
+	// SharedDB's root and then holds only a marker file), in place of a
+	// DB of its own in Dir. Stores with a WAL, and stores whose Dir holds
+	// a DB of their own already, ignore it.
+	Shared *SharedDB
 	// Changelog receives every write at the time of the write, in the
 	// store's changelog key format (see ChangelogRecord). nil means the store
 	// is not logged.

@@ -84,7 +84,11 @@ func TestCrashKeepsCommittedState(t *testing.T) {
 				pe := ks.eng.(*pebbleEngine)
 				pe.resetStage()
 				mustNoErr(t, pe.waitFlushed())
-				mustNoErr(t, pe.db.Close())
+				if pe.shared != nil {
+					pe.shared.release(pe.sharedID)
+				} else {
+					mustNoErr(t, pe.db.Close())
+				}
 			} else {
 				mustNoErr(t, s.Close())
 			}
@@ -143,7 +147,7 @@ func TestFingerprintMismatch(t *testing.T) {
 	mustNoErr(t, s.Close())
 
 	s = NewPebbleKeyValue("counts", &PebbleOptions{Fingerprint: "sha256:bbbb"})
-	err := s.Init(&StoreContext{Dir: dir})
+	err := s.Init(storeCtx(t, dir))
 	if !errors.Is(err, ErrSchemaMismatch) {
 		t.Fatalf("err = %v, want ErrSchemaMismatch", err)
 	}
@@ -162,7 +166,7 @@ func TestLayoutMismatch(t *testing.T) {
 	initStore(t, s, dir, nil)
 	mustNoErr(t, s.Close())
 	w := NewPebbleWindow("s", WindowOptions{Retention: 10, SegmentInterval: 5}, nil)
-	err := w.Init(&StoreContext{Dir: dir})
+	err := w.Init(storeCtx(t, dir))
 	if !errors.Is(err, ErrFormatMismatch) || !strings.Contains(err.Error(), `layout on disk "kv", this binary "window`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -176,6 +180,7 @@ func TestLayoutMismatch(t *testing.T) {
 // directory is copied while the store is still open, which is what SIGKILL
 // leaves behind; Close would flush Pebble's buffers and hide the loss.
 func TestCommitSurvivesKill(t *testing.T) {
+	skipShared(t) // copies the store's DB; TestKillNineInASharedDB
 	commit3 := func(t *testing.T, o *PebbleOptions) (*kvStore, string) {
 		dir := filepath.Join(t.TempDir(), "kv")
 		s := NewPebbleKeyValue("kv", o)

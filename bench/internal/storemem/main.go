@@ -4,6 +4,8 @@
 // count-like load through the store API (read a key, write it back with a
 // 100-byte value; every store commits after every -batch records, as
 // tasks do), and prints one line with the peak RSS (VmHWM) and the rate.
+// -shared opens them in one sgstate.SharedDB, as the engine opens the
+// stores with a changelog.
 // One configuration per process, so that the peak RSS is its own; run it
 // with different -budget values, interleaved, to compare. go_sys_mib is the
 // Go runtime's memory (Pebble's cache and memtables are outside it).
@@ -30,14 +32,15 @@ func main() {
 	distinct := flag.Int("distinct", 10000, "distinct keys per store")
 	batch := flag.Int("batch", 1000, "records per store between commits")
 	budget := flag.Int64("budget", 0, "store memory budget in bytes, 0 for none")
+	shared := flag.Bool("shared", false, "open the stores in one sgstate.SharedDB, as the engine opens changelogged stores")
 	flag.Parse()
-	if err := run(*stores, *keys, *distinct, *batch, *budget); err != nil {
+	if err := run(*stores, *keys, *distinct, *batch, *budget, *shared); err != nil {
 		fmt.Fprintln(os.Stderr, "storemem:", err)
 		os.Exit(1)
 	}
 }
 
-func run(stores, keys, distinct, batch int, budget int64) error {
+func run(stores, keys, distinct, batch int, budget int64, shared bool) error {
 	dir, err := os.MkdirTemp("", "storemem")
 	if err != nil {
 		return err
@@ -49,7 +52,13 @@ func run(stores, keys, distinct, batch int, budget int64) error {
 			return err
 		}
 	}
-	kvs, err := open(dir, stores, opts)
+	var db *sgstate.SharedDB
+	if shared {
+		if db, err = sgstate.OpenSharedDB(dir, *opts, nil); err != nil {
+			return err
+		}
+	}
+	kvs, err := open(dir, stores, opts, db)
 	if err != nil {
 		return err
 	}
@@ -63,19 +72,28 @@ func run(stores, keys, distinct, batch int, budget int64) error {
 			return err
 		}
 	}
+	if db != nil {
+		if err := db.Close(); err != nil {
+			return err
+		}
+	}
 	n := float64(stores * keys)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("budget_mib=%d stores=%d records=%d batch=%d seconds=%.1f records_per_s=%.0f vmhwm_mib=%d go_sys_mib=%d\n",
-		budget>>20, stores, int(n), batch, secs, n/secs, vmHWM()>>10, ms.Sys>>20)
+	fmt.Printf("budget_mib=%d shared=%t stores=%d records=%d batch=%d seconds=%.1f records_per_s=%.0f vmhwm_mib=%d go_sys_mib=%d\n",
+		budget>>20, shared, stores, int(n), batch, secs, n/secs, vmHWM()>>10, ms.Sys>>20)
 	return nil
 }
 
-func open(dir string, n int, opts *sgstate.PebbleOptions) ([]sgstate.KeyValueStore, error) {
+func open(dir string, n int, opts *sgstate.PebbleOptions, db *sgstate.SharedDB) ([]sgstate.KeyValueStore, error) {
 	kvs := make([]sgstate.KeyValueStore, n)
 	for i := range kvs {
 		kvs[i] = sgstate.NewPebbleKeyValue("count", opts)
-		if err := kvs[i].Init(&sgstate.StoreContext{Dir: filepath.Join(dir, fmt.Sprint(i))}); err != nil {
+		sdir := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := kvs[i].Init(&sgstate.StoreContext{Dir: sdir, Shared: db}); err != nil {
 			return nil, err
 		}
 	}
