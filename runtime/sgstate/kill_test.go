@@ -23,6 +23,18 @@ const killChildEnv = "STREAMGEN_SGSTATE_KILL_CHILD"
 // budget every few hundred commits, and commit without idle commits.
 const killBudgetEnv = "STREAMGEN_SGSTATE_KILL_BUDGET"
 
+// killHeldEnv, set, makes the child (and the reopening parent) use a held
+// key-value store (NewHeldKeyValue) in place of a Pebble one.
+const killHeldEnv = "STREAMGEN_SGSTATE_KILL_HELD"
+
+// newKillStore is the store the kill tests write and reopen.
+func newKillStore(opts *PebbleOptions) KeyValueStore {
+	if os.Getenv(killHeldEnv) != "" {
+		return NewHeldKeyValue("kv", opts)
+	}
+	return NewPebbleKeyValue("kv", opts)
+}
+
 // TestKillNineChild is the process killed by TestKillNineReopensAtAFlushedCommit:
 // on a Pebble store without a WAL (the default) it commits transaction
 // after transaction, each writing key n = i, key k<i> and checkpoint t/0 =
@@ -40,7 +52,7 @@ func TestKillNineChild(t *testing.T) {
 		// maxUnflushedAge).
 		opts, idleEvery = budgetWithIdleStores(t, filepath.Dir(dir), 40), math.MaxInt64
 	}
-	s := NewPebbleKeyValue("kv", opts)
+	s := newKillStore(opts)
 	initStore(t, s, dir, nil)
 	tx := s.(Transactional)
 	for i := int64(1); ; i++ {
@@ -52,7 +64,11 @@ func TestKillNineChild(t *testing.T) {
 			mustNoErr(t, tx.Commit(cp))
 		}
 		if i == 400 {
-			mustNoErr(t, s.(*kvStore).eng.(*pebbleEngine).waitFlushed())
+			eng := s.(*kvStore).eng
+			if h, ok := eng.(*heldEngine); ok {
+				eng = h.db
+			}
+			mustNoErr(t, eng.(*pebbleEngine).waitFlushed())
 			fmt.Printf("flushed %d\n", i)
 		}
 		fmt.Println(i)
@@ -75,6 +91,14 @@ func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
 // store must reopen at the commit one of them ended with.
 func TestKillNineUnderAMemoryBudget(t *testing.T) {
 	killRounds(t, killBudgetEnv+"=1")
+}
+
+// TestKillNineHeldStore is TestKillNineReopensAtAFlushedCommit for a held
+// store, whose writes reach Pebble only in the commit batch and which
+// reloads its memory from Pebble on reopening.
+func TestKillNineHeldStore(t *testing.T) {
+	t.Setenv(killHeldEnv, "1")
+	killRounds(t, killHeldEnv+"=1")
 }
 
 // killRounds runs TestKillNineReopensAtAFlushedCommit's rounds with the
@@ -136,7 +160,7 @@ func budgetWithIdleStores(t *testing.T, dir string, n int) *PebbleOptions {
 func reopenCounted(t *testing.T, dir string) (cp, n, keys int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	s := NewPebbleKeyValue("kv", nil)
+	s := newKillStore(nil)
 	// The killed process's lock is released by the kernel; opening may
 	// still race its exit on a loaded machine.
 	for err := s.Init(&StoreContext{Dir: dir}); err != nil; err = s.Init(&StoreContext{Dir: dir}) {
