@@ -89,7 +89,8 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		// Kafka Streams' layout (see store), so a Kafka Streams join's
 		// unmatched records can be taken over; generated code marks it
 		// as its own when the keys or values are msgpack records.
-		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
+		// Held in memory: every match looks its own record up in it.
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true, Held: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}
