@@ -132,16 +132,10 @@ func (t teeWriter) setMeta(k string, v []byte) error { return t.a.setMeta(k, v) 
 // heldEngine's extra staged writes, they go into Pebble's commit batch.
 func (e *memEngine) appendStaged(add func(k, v []byte) error) error {
 	for _, n := range e.dirty {
-		var v []byte
-		switch n.stage {
-		case stSet:
-			v = n.staged
-		case stDel:
-		default:
-			continue
-		}
-		if err := add(n.key, v); err != nil {
-			return err
+		if v, ok := stagedWrite(n.stage, n.staged); ok {
+			if err := add(n.key, v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
