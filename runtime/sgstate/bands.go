@@ -329,12 +329,8 @@ func (b *bands) appendStaged(add func(k, v []byte) error) error {
 		}
 		p := appendTime(append(kb[:0], idxKey), seg)
 		for _, e := range bd.dirty {
-			var v []byte
-			switch e.stage {
-			case stSet:
-				v = e.staged
-			case stDel:
-			default:
+			v, ok := stagedWrite(e.stage, e.staged)
+			if !ok {
 				continue
 			}
 			kb = append(append(p, e.k.esc...), e.tt...)

@@ -13,6 +13,8 @@ type baseStore struct {
 	layout string
 	// pebble is nil for in-memory stores.
 	pebble *PebbleOptions
+	// held keeps a Pebble store's whole state in memory too (heldEngine).
+	held bool
 
 	eng    engine
 	w      writer
@@ -74,6 +76,13 @@ func (s *baseStore) Init(ctx *StoreContext) error {
 			return err
 		}
 		s.eng = e
+		if s.held {
+			if s.eng, err = holdPebble(e); err != nil {
+				e.close()
+				s.eng = nil
+				return err
+			}
+		}
 	}
 	s.w = s.eng.staged()
 	if s.onOpen != nil {

@@ -74,6 +74,19 @@
 // range tombstone covers its segment, and reads older segments (after a
 // restart, or past the memory limit) from Pebble.
 //
+// # Held stores
+//
+// A held key-value store (NewHeldKeyValue) is a Pebble store that also
+// holds its whole state in memory, in a memory engine that answers every
+// read and stages every write (engine_held.go). Pebble is only its
+// durable copy: the staged writes go into the commit batch with the
+// checkpoint, as any Pebble store's, and Pebble is read once, when the
+// store opens and loads its state into memory. Its files, durability and
+// restoration are a Pebble key-value store's. It suits small stores read
+// on every record: a stream-stream join's buffer of unmatched records
+// (Kafka's KeyAndJoinSide store), which every match looks up, and which
+// on Pebble mostly searched memtables and sstables for keys not there.
+//
 // Changelog keys use Kafka Streams' binary layouts (see ChangelogRecord), so
 // changelog topics stay readable by and compatible with Java applications.
 // Stores whose values are in a layout of streamgen's own (buffers,

@@ -74,6 +74,19 @@ const (
 	stDel        // a staged delete of a committed value
 )
 
+// stagedWrite is what a staged write of stage st (with staged value
+// staged) commits: the value, nil for a delete; ok is false when there is
+// none (stNone).
+func stagedWrite(st uint8, staged []byte) (v []byte, ok bool) {
+	switch st {
+	case stSet:
+		return staged, true
+	case stDel:
+		return nil, true
+	}
+	return nil, false
+}
+
 func newMemEngine() *memEngine {
 	return &memEngine{list: newSkiplist(), meta: map[string][]byte{}, metaStage: map[string][]byte{}}
 }

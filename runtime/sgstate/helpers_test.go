@@ -32,6 +32,15 @@ func variants() []variant {
 			window:     func(n string, o WindowOptions) WindowStore { return NewPebbleWindow(n, o, nil) },
 			session:    func(n string, o SessionOptions) SessionStore { return NewPebbleSession(n, o, nil) },
 		},
+		{
+			// A held key-value store; its window and session stores are
+			// the Pebble variant's.
+			name:       "held",
+			persistent: true,
+			kv:         func(n string) KeyValueStore { return NewHeldKeyValue(n, nil) },
+			window:     func(n string, o WindowOptions) WindowStore { return NewPebbleWindow(n, o, nil) },
+			session:    func(n string, o SessionOptions) SessionStore { return NewPebbleSession(n, o, nil) },
+		},
 	}
 }
 

@@ -29,6 +29,18 @@ const killBudgetEnv = "STREAMGEN_SGSTATE_KILL_BUDGET"
 // both in turn; the parent reopens both (TestKillNineInASharedDB).
 const killSharedEnv = "STREAMGEN_SGSTATE_KILL_SHARED"
 
+// killHeldEnv, set, makes the child (and the reopening parent) use a held
+// key-value store (NewHeldKeyValue) in place of a Pebble one.
+const killHeldEnv = "STREAMGEN_SGSTATE_KILL_HELD"
+
+// newKillStore is the store the kill tests write and reopen.
+func newKillStore(opts *PebbleOptions) KeyValueStore {
+	if os.Getenv(killHeldEnv) != "" {
+		return NewHeldKeyValue("kv", opts)
+	}
+	return NewPebbleKeyValue("kv", opts)
+}
+
 // TestKillNineChild is the process killed by TestKillNineReopensAtAFlushedCommit:
 // on a Pebble store without a WAL (the default) it commits transaction
 // after transaction, each writing key n = i, key k<i> and checkpoint t/0 =
@@ -57,7 +69,7 @@ func TestKillNineChild(t *testing.T) {
 			kvs = append(kvs, s)
 		}
 	} else {
-		kvs = []KeyValueStore{NewPebbleKeyValue("kv", opts)}
+		kvs = []KeyValueStore{newKillStore(opts)}
 		initStore(t, kvs[0], dir, nil)
 	}
 	for i := int64(1); ; i++ {
@@ -73,7 +85,11 @@ func TestKillNineChild(t *testing.T) {
 		}
 		if i == 400 {
 			for _, s := range kvs {
-				mustNoErr(t, s.(*kvStore).eng.(*pebbleEngine).waitFlushed())
+				eng := s.(*kvStore).eng
+				if h, ok := eng.(*heldEngine); ok {
+					eng = h.db
+				}
+				mustNoErr(t, eng.(*pebbleEngine).waitFlushed())
 			}
 			fmt.Printf("flushed %d\n", i)
 		}
@@ -106,6 +122,14 @@ func TestKillNineInASharedDB(t *testing.T) {
 func TestKillNineUnderAMemoryBudget(t *testing.T) {
 	skipShared(t)
 	killRounds(t, killBudgetEnv+"=1")
+}
+
+// TestKillNineHeldStore is TestKillNineReopensAtAFlushedCommit for a held
+// store, whose writes reach Pebble only in the commit batch and which
+// reloads its memory from Pebble on reopening.
+func TestKillNineHeldStore(t *testing.T) {
+	t.Setenv(killHeldEnv, "1")
+	killRounds(t, killHeldEnv+"=1")
 }
 
 // killRounds runs TestKillNineReopensAtAFlushedCommit's rounds with the
@@ -193,7 +217,7 @@ func budgetWithIdleStores(t *testing.T, dir string, n int) *PebbleOptions {
 func reopenCounted(t *testing.T, dir string, shared *SharedDB) (cp, n, keys int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	s := NewPebbleKeyValue("kv", nil)
+	s := newKillStore(nil)
 	ctx := &StoreContext{Dir: dir, Shared: shared}
 	// The killed process's lock is released by the kernel; opening may
 	// still race its exit on a loaded machine.

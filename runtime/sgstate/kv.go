@@ -14,6 +14,18 @@ func NewPebbleKeyValue(name string, opts *PebbleOptions) KeyValueStore {
 	return newKV(name, persistent(opts))
 }
 
+// NewHeldKeyValue returns a persistent key-value store that also holds its
+// whole state in memory: reads never reach Pebble, which gets the staged
+// writes in the commit batch and is read only when the store opens (see
+// heldEngine). It is for small stores read on every record, such as a
+// stream-stream join's buffer of unmatched records. Its files are those of
+// NewPebbleKeyValue. The result also implements StateStore.
+func NewHeldKeyValue(name string, opts *PebbleOptions) KeyValueStore {
+	s := newKV(name, persistent(opts))
+	s.held = true
+	return s
+}
+
 func newKV(name string, opts *PebbleOptions) *kvStore {
 	return &kvStore{baseStore: newBase(name, "kv", opts)}
 }
@@ -94,7 +106,11 @@ func (s *kvStore) ApproximateNumEntries() (int64, error) {
 	if s.eng == nil {
 		return 0, s.notOpen()
 	}
-	if m, ok := s.eng.(*memEngine); ok && m.nstaged == 0 {
+	m, ok := s.eng.(*memEngine)
+	if h, held := s.eng.(*heldEngine); held {
+		m, ok = h.mem, true
+	}
+	if ok && m.nstaged == 0 {
 		return int64(m.list.n), nil
 	}
 	var n int64

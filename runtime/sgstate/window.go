@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // WindowOptions configures a window store.
@@ -51,6 +52,7 @@ func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore 
 	o.SegmentInterval = segmentInterval(o.Retention, o.SegmentInterval)
 	layout := fmt.Sprintf("window/%s/segment=%d/dups=%t", segmentedLayoutVersion, o.SegmentInterval, o.RetainDuplicates)
 	s := &windowStore{opts: o}
+	s.visit = func(tt, v []byte) error { return s.fetchFn(readTime(tt), v) }
 	s.initSegmented(name, "window", layout, o.Retention, o.SegmentInterval, 4, o.MemoryBytes, popts)
 	return s
 }
@@ -58,6 +60,13 @@ func newWindow(name string, o WindowOptions, popts *PebbleOptions) *windowStore 
 type windowStore struct {
 	segmentedStore
 	opts WindowOptions
+	// A fetch (a join makes one per record) allocates nothing: fbuf holds
+	// its escaped key and bounds, taken while it runs, and visit, bound
+	// once, calls its callback fetchFn. A fetch from inside another's
+	// callback allocates its own buffer and restores fetchFn when done.
+	fbuf    []byte
+	fetchFn func(windowStart int64, value []byte) error
+	visit   func(tt, v []byte) error
 }
 
 var (
@@ -113,15 +122,16 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		return nil
 	}
 	first, last := s.seg.segment(from), s.seg.segment(to)
-	visit := func(tt, v []byte) error {
-		return fn(readTime(tt), v)
-	}
 	// As in Get: no committed window starts after the committed observed
 	// stream time. A join fetches the other side for every record, often
 	// entirely after the last commit.
 	staged := from > s.seg.cObserved
-	// One allocation for the escaped key and both bounds.
-	b := appendEscaped(make([]byte, 0, 2*len(key)+2+16), key)
+	// One buffer for the escaped key and both bounds.
+	b := appendEscaped(slices.Grow(s.fbuf[:0], 2*len(key)+2+16), key)
+	s.fbuf = nil
+	prev := s.fetchFn
+	s.fetchFn = fn
+	defer func() { s.fbuf, s.fetchFn = b[:0], prev }()
 	esc := b[:len(b):len(b)]
 	lo := appendTime(b[len(b):], from)
 	var hi []byte
@@ -133,7 +143,7 @@ func (s *windowStore) fetch(key []byte, from, to int64, reverse bool, fn func(in
 		if reverse {
 			sg = last - i
 		}
-		if err := s.scan(sg, esc, lo, hi, reverse, staged, visit); err != nil {
+		if err := s.scan(sg, esc, lo, hi, reverse, staged, s.visit); err != nil {
 			return err
 		}
 	}

@@ -59,6 +59,10 @@ type streamJoin[K, V1, V2, VR any] struct {
 	interval   int64
 
 	kbuf, vbuf, obuf []byte
+	// leftMatches and rightMatches collect the matches found on each
+	// side, reused from record to record (see fetchMatches).
+	leftMatches  *matches[V1]
+	rightMatches *matches[V2]
 }
 
 func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], name string, kind JoinKind, w JoinWindows, joiner Joiner[K, V1, V2, VR], sd StreamJoinSerdes[K, V1, V2], opts []WindowStoreOpt) Stream[K, VR] {
@@ -89,7 +93,8 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		// Kafka Streams' layout (see store), so a Kafka Streams join's
 		// unmatched records can be taken over; generated code marks it
 		// as its own when the keys or values are msgpack records.
-		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true}
+		// Held in memory: every match looks its own record up in it.
+		s := StoreSpec{Name: outerName, Kind: KeyValueStore, Logged: true, Held: true}
 		for _, o := range opts {
 			o.applyStore(&s)
 		}
@@ -103,6 +108,8 @@ func joinStreams[K, V1, V2, VR any](left Stream[K, V1], right Stream[K, V2], nam
 		joiner: joiner, sd: sd, out: next, putNulls: thisSpec.InMemory,
 		streamTime: -1, minTime: math.MaxInt64,
 	}
+	j.leftMatches = newMatches(name, sd.Left.Decode)
+	j.rightMatches = newMatches(name, sd.Right.Decode)
 	b.onInit(info, func(t *task) error {
 		var err error
 		if j.leftStore, err = openJoinWindowStore(t, thisName); err != nil {
@@ -161,6 +168,28 @@ func (j *streamJoin[K, V1, V2, VR]) keyBytes(key K) ([]byte, error) {
 	return j.kbuf, nil
 }
 
+// encode serializes a record's key and, with value, its side's value into the
+// join's buffers, which it takes until release gives them back: a record
+// costs no copy of either, and a join nested in the forwarding of another
+// (which a topology, being acyclic, never makes) would allocate its own.
+// The value is never nil (an empty value is not a null; see nonNil).
+func (j *streamJoin[K, V1, V2, VR]) encode(key K, side string, value func(dst []byte) ([]byte, error)) (kb, vb []byte, err error) {
+	kb, err = j.keyBytes(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if vb, err = value(j.vbuf[:0]); err != nil {
+		return nil, nil, fmt.Errorf("%w: join %q: serialize %s value: %w", ErrProcessing, j.name, side, err)
+	}
+	j.kbuf, j.vbuf = nil, nil
+	return kb, nonNil(vb), nil
+}
+
+// release gives encode's buffers back.
+func (j *streamJoin[K, V1, V2, VR]) release(kb, vb []byte) {
+	j.kbuf, j.vbuf = kb[:0], vb[:0]
+}
+
 func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 	if r.Timestamp > j.streamTime {
 		j.streamTime = r.Timestamp
@@ -173,15 +202,11 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 	if r.KeyNull || r.ValueNull {
 		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.leftStore)
 	}
-	kb, err := j.keyBytes(r.Key)
+	kb, vb, err := j.encode(r.Key, "left", func(dst []byte) ([]byte, error) { return j.sd.Left.Append(dst, r.Value) })
 	if err != nil {
 		return err
 	}
-	kb = append([]byte(nil), kb...)
-	if j.vbuf, err = j.sd.Left.Append(j.vbuf[:0], r.Value); err != nil {
-		return fmt.Errorf("%w: join %q: serialize left value: %w", ErrProcessing, j.name, err)
-	}
-	vb := append(make([]byte, 0, len(j.vbuf)), j.vbuf...) // never nil: see nonNil
+	defer j.release(kb, vb)
 
 	if r.Timestamp == j.streamTime && j.outer != nil {
 		if err := j.emitNonJoined(j.after, r.Headers); err != nil {
@@ -189,11 +214,12 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 		}
 	}
 	from, to := max(0, r.Timestamp-j.before), max(0, r.Timestamp+j.after)
-	matches, err := fetchMatches(j, j.rightStore, kb, from, to, j.sd.Right.Decode)
+	matches, err := fetchMatches(j.rightMatches, j.rightStore, kb, from, to)
+	defer matches.release()
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
+	for _, m := range matches.found {
 		if err := j.unstore(m.ts, joinSideRight, kb); err != nil {
 			return err
 		}
@@ -201,7 +227,7 @@ func (j *streamJoin[K, V1, V2, VR]) processLeft(r Record[K, V1]) error {
 			return err
 		}
 	}
-	if len(matches) == 0 && leftOuter {
+	if len(matches.found) == 0 && leftOuter {
 		if j.outer == nil || to < j.streamTime {
 			var none V2
 			if err := j.forward(r.Key, false, j.joiner(r.Key, r.Value, none, MissingRight), r.Timestamp, r.Headers); err != nil {
@@ -229,15 +255,11 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 	if r.KeyNull || r.ValueNull {
 		return j.skip(r.KeyNull, r.Key, r.Timestamp, j.rightStore)
 	}
-	kb, err := j.keyBytes(r.Key)
+	kb, vb, err := j.encode(r.Key, "right", func(dst []byte) ([]byte, error) { return j.sd.Right.Append(dst, r.Value) })
 	if err != nil {
 		return err
 	}
-	kb = append([]byte(nil), kb...)
-	if j.vbuf, err = j.sd.Right.Append(j.vbuf[:0], r.Value); err != nil {
-		return fmt.Errorf("%w: join %q: serialize right value: %w", ErrProcessing, j.name, err)
-	}
-	vb := append(make([]byte, 0, len(j.vbuf)), j.vbuf...) // never nil: see nonNil
+	defer j.release(kb, vb)
 
 	if r.Timestamp == j.streamTime && j.outer != nil {
 		if err := j.emitNonJoined(j.before, r.Headers); err != nil {
@@ -246,11 +268,12 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 	}
 	// The right side looks with the flipped bounds.
 	from, to := max(0, r.Timestamp-j.after), max(0, r.Timestamp+j.before)
-	matches, err := fetchMatches(j, j.leftStore, kb, from, to, j.sd.Left.Decode)
+	matches, err := fetchMatches(j.leftMatches, j.leftStore, kb, from, to)
+	defer matches.release()
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
+	for _, m := range matches.found {
 		if err := j.unstore(m.ts, joinSideLeft, kb); err != nil {
 			return err
 		}
@@ -258,7 +281,7 @@ func (j *streamJoin[K, V1, V2, VR]) processRight(r Record[K, V2]) error {
 			return err
 		}
 	}
-	if len(matches) == 0 && rightOuter {
+	if len(matches.found) == 0 && rightOuter {
 		if j.outer == nil || to < j.streamTime {
 			var none V1
 			if err := j.forward(r.Key, false, j.joiner(r.Key, none, r.Value, MissingLeft), r.Timestamp, r.Headers); err != nil {
@@ -291,20 +314,49 @@ func (j *streamJoin[K, V1, V2, VR]) skip(keyNull bool, key K, ts int64, own sgst
 	return own.Put(kb, ts, nil)
 }
 
+// matches collects the records a fetch finds, decoded. Its add, bound
+// once, is the fetch's callback, so a fetch allocates no closure.
+type matches[V any] struct {
+	join   string
+	decode func([]byte) (V, error)
+	found  []joinMatch[V]
+	add    func(ts int64, b []byte) error
+	store  string // the store fetched, for errors
+	busy   bool   // between fetchMatches and release
+}
+
+func newMatches[V any](join string, decode func([]byte) (V, error)) *matches[V] {
+	m := &matches[V]{join: join, decode: decode}
+	m.add = func(ts int64, b []byte) error {
+		v, err := m.decode(b)
+		if err != nil {
+			return fmt.Errorf("%w: join %q: store %q: decode value: %w", ErrProcessing, m.join, m.store, err)
+		}
+		m.found = append(m.found, joinMatch[V]{ts: ts, value: v})
+		return nil
+	}
+	return m
+}
+
 // fetchMatches collects the other side's records of key in [from, to],
 // in timestamp order, duplicates in insertion order, before anything is
 // forwarded, so downstream processing never runs inside a store iteration.
-func fetchMatches[K, V1, V2, VR, V any](j *streamJoin[K, V1, V2, VR], s sgstate.WindowStore, kb []byte, from, to int64, decode func([]byte) (V, error)) ([]joinMatch[V], error) {
-	var out []joinMatch[V]
-	err := s.Fetch(kb, from, to, func(ts int64, b []byte) error {
-		v, err := decode(b)
-		if err != nil {
-			return fmt.Errorf("%w: join %q: store %q: decode value: %w", ErrProcessing, j.name, s.Name(), err)
-		}
-		out = append(out, joinMatch[V]{ts: ts, value: v})
-		return nil
-	})
-	return out, err
+// It uses the side's collector m until its release (see encode); a fetch
+// nested in the forwarding of another would make its own.
+func fetchMatches[V any](m *matches[V], s sgstate.WindowStore, kb []byte, from, to int64) (*matches[V], error) {
+	if m.busy {
+		m = newMatches(m.join, m.decode)
+	}
+	m.busy, m.store = true, s.Name()
+	err := s.Fetch(kb, from, to, m.add)
+	return m, err
+}
+
+// release ends a fetch, its matches cleared so that the collector keeps no
+// decoded value alive.
+func (m *matches[V]) release() {
+	clear(m.found)
+	m.found, m.busy = m.found[:0], false
 }
 
 // outerKey is Kafka's TimestampedKeyAndJoinSide layout: the timestamp (8
@@ -312,8 +364,8 @@ func fetchMatches[K, V1, V2, VR, V any](j *streamJoin[K, V1, V2, VR], s sgstate.
 // therefore visits records by timestamp, right before left, then by key.
 func (j *streamJoin[K, V1, V2, VR]) outerKey(ts int64, side byte, kb []byte) []byte {
 	j.obuf = binary.BigEndian.AppendUint64(j.obuf[:0], uint64(ts))
-	j.obuf = append(j.obuf, side)
-	return append(j.obuf, kb...)
+	j.obuf = append(append(j.obuf, side), kb...)
+	return j.obuf
 }
 
 // store appends a record to the outer store's list for (ts, side, key), as

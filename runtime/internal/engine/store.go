@@ -31,6 +31,11 @@ type StoreSpec struct {
 	Retention        time.Duration // window and session stores; a versioned store's history retention
 	WindowSize       time.Duration // window stores
 	RetainDuplicates bool          // stream-stream join stores
+	// Held keeps a persistent key-value store's whole state in memory as
+	// well, Pebble being its durable copy (sgstate.NewHeldKeyValue): the
+	// buffer of a stream-stream join's unmatched records, which every
+	// match looks up.
+	Held bool
 	// Custom builds a user-written store; nil for built-in stores.
 	Custom func() sgstate.Store
 	// Fingerprint identifies the key/value schema stored, so a Pebble store
@@ -72,6 +77,15 @@ func StoreDir(stateDir string, id TaskID, store string) string {
 	return filepath.Join(stateDir, task, store)
 }
 
+// JoinMemTableSize is the Pebble memtable size of a stream-stream join's
+// stores (window stores retaining duplicates, held stores) unless the
+// options set one or a memory budget sizes it. Their reads seldom reach
+// Pebble (the unmatched records are held in memory, and the window
+// stores' newest segments up to sgstate.WindowOptions.MemoryBytes), which
+// keeps their durable copy, flushed about every second: a memtable of
+// sgstate.DefaultMemTableSize would only hold more of it in memory.
+const JoinMemTableSize = 4 << 20
+
 // NewBuiltinStore creates an uninitialised built-in store for spec:
 // in-memory when persistent is false, on Pebble otherwise. pebble may be
 // nil for defaults; spec.Fingerprint is applied to it.
@@ -88,12 +102,18 @@ func NewBuiltinStore(spec *StoreSpec, persistent bool, pebble *sgstate.PebbleOpt
 		// Without a changelog to restore from, every commit must reach
 		// Pebble's write-ahead log.
 		o.WAL = o.WAL || !spec.Logged
+		if (spec.Held || spec.RetainDuplicates) && o.Budget == nil && o.MemTableSize == 0 && (o.Pebble == nil || o.Pebble.MemTableSize == 0) {
+			o.MemTableSize = JoinMemTableSize
+		}
 		opts = &o
 	}
 	switch spec.Kind {
 	case KeyValueStore:
-		if opts == nil {
+		switch {
+		case opts == nil:
 			return sgstate.NewMemoryKeyValue(spec.Name), nil
+		case spec.Held:
+			return sgstate.NewHeldKeyValue(spec.Name, opts), nil
 		}
 		return sgstate.NewPebbleKeyValue(spec.Name, opts), nil
 	case WindowStore, SessionStore:
