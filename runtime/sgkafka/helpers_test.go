@@ -151,10 +151,7 @@ func readCommitted(t testing.TB, brokers []string, topic string) []*kgo.Record {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	adm := kadm.NewClient(newClient(t, brokers))
-	ends, err := adm.ListCommittedOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ends := stableOffsets(ctx, t, adm, topic)
 	want := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
 		if o.Offset > 0 {
@@ -182,6 +179,37 @@ func readCommitted(t testing.TB, brokers []string, topic string) []*kgo.Record {
 		})
 	}
 	return out
+}
+
+// stableOffsets returns the topic's last stable offsets. A transaction's
+// commit markers are written after EndTxn returns, so right after an
+// application stops the last stable offset can still lag the log end
+// although no transaction is open: it waits up to 10 s for the two to meet
+// and then takes the stable offsets as they are (a transaction a killed
+// process left open holds them back until it times out).
+func stableOffsets(ctx context.Context, t testing.TB, adm *kadm.Client, topic string) kadm.ListedOffsets {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stable, err := adm.ListCommittedOffsets(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met := true
+		end.Each(func(o kadm.ListedOffset) {
+			if s, ok := stable.Lookup(topic, o.Partition); !ok || s.Offset < o.Offset {
+				met = false
+			}
+		})
+		if met || time.Now().After(deadline) {
+			return stable
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // byKey renders records as key → values in offset order per partition,
