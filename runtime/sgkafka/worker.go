@@ -268,7 +268,7 @@ func (w *worker) run(ctx context.Context) (err error) {
 		if err := w.processAll(); err != nil {
 			return err
 		}
-		if time.Since(w.lastCommit) >= interval || w.rebalanceWanted.Load() {
+		if time.Since(w.lastCommit) >= interval || w.rebalanceWanted.Load() || w.uncommittedBytes() > maxUncommittedBytes {
 			if err := w.commit(); err != nil {
 				return err
 			}
@@ -279,6 +279,22 @@ func (w *worker) run(ctx context.Context) (err error) {
 		}
 		w.publish()
 	}
+}
+
+// maxUncommittedBytes is how much memory a worker's store writes since
+// the last commit may hold before it commits early, as Kafka Streams does
+// past statestore.uncommitted.max.bytes (KIP-892, 64 MiB): stores stage
+// their writes until the commit, and at-least-once's 30 s interval over
+// millions of new keys held gigabytes.
+const maxUncommittedBytes = 64 << 20
+
+// uncommittedBytes sums what the worker's tasks' stores hold uncommitted.
+func (w *worker) uncommittedBytes() int64 {
+	var n int64
+	for _, tk := range w.tasks {
+		n += tk.t.UncommittedBytes()
+	}
+	return n
 }
 
 // enqueue hands the polled records to their tasks' queues a partition at

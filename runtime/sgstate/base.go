@@ -201,3 +201,16 @@ func (s *baseStore) restoredValue(r ChangelogRecord) []byte {
 	s.restoreBuf = append(binary.BigEndian.AppendUint64(s.restoreBuf[:0], uint64(r.Timestamp)), r.Value...)
 	return s.restoreBuf
 }
+
+// UncommittedBytes approximates the memory that the store's writes since
+// its last commit hold (staged until Commit; zero for stores in memory,
+// which write in place). Nothing else bounds it: a worker commits early
+// when its stores' sum passes a limit (Kafka's
+// statestore.uncommitted.max.bytes of KIP-892), so that a long commit
+// interval over many new keys does not hold them all in memory.
+func (s *baseStore) UncommittedBytes() int64 {
+	if e, ok := s.eng.(interface{ uncommittedBytes() int64 }); ok {
+		return e.uncommittedBytes()
+	}
+	return 0
+}

@@ -274,6 +274,7 @@ func overlaySet(l *skiplist, k, v []byte, tomb bool) {
 		if !tomb {
 			val = append(make([]byte, 0, len(v)), v...)
 		}
+		l.bytes += int64(len(val) - len(n.value))
 		n.value, n.tomb = val, tomb
 		return
 	}

@@ -704,3 +704,6 @@ func (w pebbleDirect) setMeta(k string, v []byte) error {
 	}
 	return w.b.Set(w.e.metaKey(k), v, nil)
 }
+
+// uncommittedBytes approximates the memory the staged writes hold.
+func (e *pebbleEngine) uncommittedBytes() int64 { return e.overlay.bytes }

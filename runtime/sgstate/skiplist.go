@@ -30,7 +30,11 @@ type skiplist struct {
 	dead    int
 	level   int
 	n       int
-	rng     *rand.PCG
+	// bytes approximates the memory the list holds: keys, values and
+	// nodeOverhead per node (what a writer that must bound its
+	// uncommitted writes counts).
+	bytes int64
+	rng   *rand.PCG
 	// update is scratch space for insert and remove.
 	update [slMaxLevel]*slNode
 }
@@ -44,6 +48,11 @@ const (
 )
 
 const slMaxLevel = 24
+
+// nodeOverhead is what a node costs besides its key and value: the node
+// (prefix, slices, links) and its index map entry, about 200 bytes on
+// 64-bit platforms.
+const nodeOverhead = 200
 
 type slNode struct {
 	// pfx is the key's first 24 bytes, zero-padded, big-endian: most
@@ -104,6 +113,7 @@ func (s *skiplist) get(k []byte) *slNode { return s.index[string(k)] }
 // shares key's bytes.
 func (s *skiplist) set(k, v []byte, tomb bool) {
 	if n := s.index[string(k)]; n != nil {
+		s.bytes += int64(len(v) - len(n.value))
 		n.value, n.tomb = v, tomb
 		return
 	}
@@ -118,6 +128,7 @@ func (s *skiplist) add(k, v []byte, tomb bool) *slNode {
 	s.index[bytesString(k)] = nn
 	s.pending = append(s.pending, nn)
 	s.n++
+	s.bytes += int64(len(k)+len(v)) + nodeOverhead
 	return nn
 }
 
@@ -197,6 +208,7 @@ func (s *skiplist) remove(k []byte) bool {
 	}
 	delete(s.index, string(k))
 	s.n--
+	s.bytes -= int64(len(n.key)+len(n.value)) + nodeOverhead
 	if n.state == slPending {
 		n.state = slDead
 		if s.dead++; s.dead > 64 && s.dead > len(s.pending)/2 {
@@ -274,7 +286,7 @@ func (s *skiplist) reset() {
 	for i := range s.head.next {
 		s.head.next[i] = nil
 	}
-	s.level, s.n = 1, 0
+	s.level, s.n, s.bytes = 1, 0, 0
 	clear(s.index)
 	clear(s.pending)
 	s.pending, s.dead = s.pending[:0], 0

@@ -106,6 +106,12 @@ type Transactional interface {
 	Checkpoint() (map[string]int64, error)
 }
 
+// UncommittedSizer is a store that says how much memory its writes since
+// its last commit hold, which only a commit releases.
+type UncommittedSizer interface {
+	UncommittedBytes() int64
+}
+
 // Restorer is implemented by every built-in store: the engine replays the
 // changelog through it before the task processes records, then calls
 // Commit with the checkpoint it reached.

@@ -491,6 +491,17 @@ func (t *task) Commit(checkpoint map[string]int64) error {
 	return nil
 }
 
+// UncommittedBytes sums what the task's stores hold uncommitted.
+func (t *task) UncommittedBytes() int64 {
+	var n int64
+	for _, s := range t.stores {
+		if u, ok := s.(sgstate.UncommittedSizer); ok {
+			n += u.UncommittedBytes()
+		}
+	}
+	return n
+}
+
 // Abort drops the task's store writes since the last commit.
 func (t *task) Abort() error {
 	var errs []error

@@ -71,6 +71,15 @@ func (c *cachedBase) Abort() error {
 	return c.inner.(sgstate.Transactional).Abort()
 }
 
+// UncommittedBytes is the store's below the cache: the cache has a bound
+// of its own.
+func (c *cachedBase) UncommittedBytes() int64 {
+	if u, ok := c.inner.(sgstate.UncommittedSizer); ok {
+		return u.UncommittedBytes()
+	}
+	return 0
+}
+
 func (c *cachedBase) Checkpoint() (map[string]int64, error) {
 	return c.inner.(sgstate.Transactional).Checkpoint()
 }

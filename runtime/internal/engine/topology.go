@@ -103,6 +103,9 @@ type Task interface {
 	Commit(checkpoint map[string]int64) error
 	// Abort drops the task's store writes since the last commit.
 	Abort() error
+	// UncommittedBytes approximates the memory the task's store writes
+	// since the last commit hold (sgstate.UncommittedSizer).
+	UncommittedBytes() int64
 	// Close closes the task's processors and stores.
 	Close() error
 	// Store returns an open store of this task; Stores all of them by name.
