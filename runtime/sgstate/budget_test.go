@@ -61,7 +61,6 @@ func memTableBytes(kvs []KeyValueStore) uint64 {
 // one memtable of the per-store target per store (a flush in flight); the
 // same load without a budget exceeds that bound, so the check can fail.
 func TestMemoryBudgetBoundsMemTables(t *testing.T) {
-	skipShared(t) // reads each store's DB metrics; TestSharedDBUnderABudget
 	load := budgetLoad{stores: 48, rounds: 60}
 	b, err := NewMemoryBudget(64<<20, nil)
 	mustNoErr(t, err)
@@ -154,7 +153,6 @@ func TestMemoryBudgetErrors(t *testing.T) {
 // the process cache and DefaultMemTableSize, and flushes by itself only
 // as before (never for a budget).
 func TestNoBudgetKeepsTheDefaults(t *testing.T) {
-	skipShared(t)
 	po := PebbleOptions{}.pebbleOptions(nil)
 	if po.Cache != processCache() || po.MemTableSize != DefaultMemTableSize {
 		t.Fatalf("without a budget: cache %p (process %p), memtable size %d", po.Cache, processCache(), po.MemTableSize)

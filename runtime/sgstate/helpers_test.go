@@ -96,13 +96,6 @@ func storeCtx(t testing.TB, dir string) *StoreContext {
 	return ctx
 }
 
-// skipShared skips a test of a store's own Pebble DB under sharedEnv.
-func skipShared(t testing.TB) {
-	if os.Getenv(sharedEnv) != "" {
-		t.Skip("a store in a DB of its own")
-	}
-}
-
 // sharedEnv, set, makes initStore open every store in a SharedDB whose
 // root is the parent of the store's directory (one per root and test,
 // closed when the test ends): TestEveryCaseInASharedDB runs the package's

@@ -105,7 +105,6 @@ func TestKillNineChild(t *testing.T) {
 // kill, which is what restoration counts on (it replays the changelog past
 // the checkpoint).
 func TestKillNineReopensAtAFlushedCommit(t *testing.T) {
-	skipShared(t)
 	killRounds(t)
 }
 
@@ -120,7 +119,6 @@ func TestKillNineInASharedDB(t *testing.T) {
 // with the flushes a memory budget asks for in place of the idle ones: the
 // store must reopen at the commit one of them ended with.
 func TestKillNineUnderAMemoryBudget(t *testing.T) {
-	skipShared(t)
 	killRounds(t, killBudgetEnv+"=1")
 }
 

@@ -11,13 +11,16 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// TestEveryCaseInASharedDB runs the package's tests again with every store
-// in a SharedDB (sharedEnv); those of a store's own DB skip themselves.
+// ownDBTests are the tests the shared-DB rerun leaves out: this one, the
+// kill tests (TestKillNineInASharedDB is theirs in a shared DB), and those
+// of a store's own Pebble DB: its metrics and defaults under a budget, a
+// copy of its files (TestSharedDBUnderABudget covers the shared DB's).
+const ownDBTests = `^(TestEveryCaseInASharedDB|TestKillNine.*|TestMemoryBudgetBoundsMemTables|TestNoBudgetKeepsTheDefaults|TestCommitSurvivesKill)$`
+
+// TestEveryCaseInASharedDB runs the package's tests again, in a process of
+// their own, with every store in a SharedDB (sharedEnv).
 func TestEveryCaseInASharedDB(t *testing.T) {
-	if os.Getenv(sharedEnv) != "" || testing.Short() {
-		t.Skip("runs the package's tests in a process of their own")
-	}
-	cmd := exec.Command(os.Args[0], "-test.count=1", "-test.skip=^TestKillNine")
+	cmd := exec.Command(os.Args[0], "-test.count=1", "-test.skip="+ownDBTests)
 	cmd.Env = append(os.Environ(), sharedEnv+"=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the tests in a shared DB: %v\n%s", err, out)

@@ -180,7 +180,6 @@ func TestLayoutMismatch(t *testing.T) {
 // directory is copied while the store is still open, which is what SIGKILL
 // leaves behind; Close would flush Pebble's buffers and hide the loss.
 func TestCommitSurvivesKill(t *testing.T) {
-	skipShared(t) // copies the store's DB; TestKillNineInASharedDB
 	commit3 := func(t *testing.T, o *PebbleOptions) (*kvStore, string) {
 		dir := filepath.Join(t.TempDir(), "kv")
 		s := NewPebbleKeyValue("kv", o)
