@@ -303,3 +303,41 @@ func checkGetMatchesFetch(t *testing.T, s WindowStore, puts []wop) {
 		}
 	}
 }
+
+// TestExpiryStagesOneRange: segments that expire one after another between
+// two commits stage one range deletion, not one each (they all start at
+// the store's first key), and what they delete stays deleted.
+func TestExpiryStagesOneRange(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		s := v.window("w", WindowOptions{Retention: 10, SegmentInterval: 5})
+		initStore(t, s, filepath.Join(t.TempDir(), "w"), nil)
+		defer s.Close()
+		mustNoErr(t, s.Put([]byte("old"), 0, []byte("v")))
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		for ts := int64(1); ts < 100; ts++ {
+			mustNoErr(t, s.Put([]byte("k"), ts, []byte("v")))
+		}
+		if pe, ok := s.(*windowStore).eng.(*pebbleEngine); ok && len(pe.ranges) != 1 {
+			t.Errorf("staged range deletions = %d, want 1", len(pe.ranges))
+		}
+		mustNoErr(t, s.(Transactional).Commit(nil))
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "old", from: 0, to: 100}); got != "" {
+			t.Errorf("expired window still fetched: %q", got)
+		}
+		if got := runWindowQuery(t, s, wq{kind: "fetch", key: "k", from: 0, to: 100}); !strings.HasPrefix(got, "90=v") {
+			t.Errorf("live windows = %q, want from 90 on", got)
+		}
+	})
+}
+
+func TestAddRangeDropsCoveredRanges(t *testing.T) {
+	r := func(s, e string) [2][]byte { return [2][]byte{[]byte(s), []byte(e)} }
+	var got [][2][]byte
+	for _, x := range [][2][]byte{r("a", "c"), r("a", "b"), r("a", "e"), r("f", "g"), r("b", "d"), r("e", "h")} {
+		got = addRange(got, x[0], x[1])
+	}
+	want := [][2][]byte{r("a", "e"), r("e", "h")}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("ranges = %q, want %q", got, want)
+	}
+}
