@@ -402,6 +402,21 @@ func (b *bands) dropBelow(seg int64) {
 	b.dirty = slices.DeleteFunc(b.dirty, func(s int64) bool { return s < seg })
 }
 
+// stagedBytes estimates the memory of the entries written since the last
+// commit or abort, at their segment's average size: a Pebble store's
+// bands keep within their limit only after a commit (shrink), so between
+// two commits they grow with every new window, and the worker's early
+// commit needs to see them.
+func (b *bands) stagedBytes() int64 {
+	var n int64
+	for _, seg := range b.dirty {
+		if bd := b.m[seg]; bd != nil && bd.inserts > 0 {
+			n += int64(len(bd.dirty)) * (bandEntryOverhead + bd.kvBytes/bd.inserts)
+		}
+	}
+	return n
+}
+
 // estimate returns the estimated memory of the bands.
 func (b *bands) estimate() int64 {
 	b.bytes = 0

@@ -727,5 +727,14 @@ func (w pebbleDirect) setMeta(k string, v []byte) error {
 	return w.b.Set(w.e.metaKey(k), v, nil)
 }
 
-// uncommittedBytes approximates the memory the staged writes hold.
-func (e *pebbleEngine) uncommittedBytes() int64 { return e.overlay.bytes }
+// uncommittedBytes approximates the memory the staged writes hold: the
+// overlay's, and a window or session store's staged band entries, which
+// the bands let go of only once committed (a held store's memory engine
+// keeps its state whether committed or not, and counts none).
+func (e *pebbleEngine) uncommittedBytes() int64 {
+	n := e.overlay.bytes
+	if s, ok := e.extra.(interface{ stagedBytes() int64 }); ok {
+		n += s.stagedBytes()
+	}
+	return n
+}
