@@ -105,6 +105,14 @@ type rebalanceEvent struct {
 	gen  int32 // group generation when the callback ran
 }
 
+// maxFetchBytes bounds one fetch response of a worker's consumer
+// (fetch.max.bytes; Kafka's and franz-go's default is 50 MiB). franz-go
+// hands out records that point into the response, so a response stays in
+// memory until the worker has processed its last record: with 48
+// partitions of 1 MiB each (max.partition.fetch.bytes) that was 127 MB of
+// a 180 MB heap. A few partitions fill a fetch of this size as before.
+const maxFetchBytes = 16 << 20
+
 func newWorker(e *Engine, idx int) (*worker, error) {
 	w := &worker{e: e, idx: idx, eos: e.cfg.Guarantee == ExactlyOnceV2, tasks: map[engine.TaskID]*task{},
 		clEnd: map[string]int64{}, outs: newOutTopics(e), lastCommit: time.Now(), lastPurge: time.Now()}
@@ -120,6 +128,7 @@ func newWorker(e *Engine, idx int) (*worker, error) {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.FetchMaxBytes(maxFetchBytes),
 	)
 	streams := e.cfg.GroupProtocol == ProtocolStreams
 	if streams {
