@@ -693,15 +693,16 @@ func (w pebbleStaged) delRange(start, end []byte) error {
 // held 9 GB). The overlay writes a covered range removed are gone already
 // (delRange), so dropping the range changes nothing.
 func addRange(ranges [][2][]byte, start, end []byte) [][2][]byte {
-	covers := func(r [2][]byte, s, e []byte) bool {
-		return bytes.Compare(r[0], s) <= 0 && bytes.Compare(e, r[1]) <= 0
+	covers := func(outer, inner [2][]byte) bool {
+		return bytes.Compare(outer[0], inner[0]) <= 0 && bytes.Compare(inner[1], outer[1]) <= 0
 	}
+	nr := [2][]byte{start, end}
 	for _, r := range ranges {
-		if covers(r, start, end) {
+		if covers(r, nr) {
 			return ranges
 		}
 	}
-	ranges = slices.DeleteFunc(ranges, func(r [2][]byte) bool { return covers([2][]byte{start, end}, r[0], r[1]) })
+	ranges = slices.DeleteFunc(ranges, func(r [2][]byte) bool { return covers(nr, r) })
 	return append(ranges, [2][]byte{cloneBytes(start), cloneBytes(end)})
 }
 
